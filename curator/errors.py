@@ -1,0 +1,63 @@
+"""Typed errors: every way curator refuses input or work, with what the caller needs to fix it.
+
+The CLI turns any `CuratorError` into one line on stderr and a non-zero exit status;
+the library raises them so a game server can tell bad input from a busy save.
+"""
+
+from __future__ import annotations
+
+
+class CuratorError(Exception):
+    """Base of every error curator raises on purpose."""
+
+    exit_code = 1
+
+
+class InvalidInput(CuratorError):
+    """An argument or document failed validation; `field` names the offending field."""
+
+    exit_code = 2
+    what = "input"
+
+    def __init__(self, message: str, *, field: str | None = None, turn_id: str | None = None):
+        self.field = field
+        self.turn_id = turn_id
+        where = f"turn {turn_id!r}: " if turn_id else ""
+        at = f"field {field!r}: " if field else ""
+        super().__init__(f"invalid {self.what}: {where}{at}{message}")
+
+
+class InvalidTurn(InvalidInput):
+    """A turn failed validation; `field` names the first offending field."""
+
+    what = "turn"
+
+
+class TimeWentBackwards(InvalidTurn):
+    """A turn's world_time is earlier than a turn the world already holds."""
+
+
+class ConflictingTurn(InvalidTurn):
+    """The same turn id was delivered again with different content."""
+
+
+class UnknownCharacter(CuratorError):
+    """A command named a character the world has never seen."""
+
+    def __init__(self, character: str, *, known: list[str] | None = None):
+        self.character = character
+        hint = ""
+        if known:
+            shown = ", ".join(known[:8]) + (" …" if len(known) > 8 else "")
+            hint = f" (known: {shown})"
+        super().__init__(f"unknown character {character!r}{hint}")
+
+
+class WorldLocked(CuratorError):
+    """Another process held the world's write lock for longer than the busy timeout."""
+
+    exit_code = 3
+
+
+class WorldFormatError(CuratorError):
+    """A world file or an export document is not something curator can read."""

@@ -1,0 +1,48 @@
+"""Migrations: the world database's schema, one numbered function per change (sqlite-utils Migrations).
+
+Never edit a migration that has shipped; add the next one. `store.open_world` backs the
+file up before applying any migration to a world that already has data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+FORMAT_VERSION = 1  # the version of curator's export documents
+migrations = Migrations("curator")
+
+_MEMORY_COLUMNS: dict[str, Any] = {
+    "id": str, "seq": int, "owner": str, "subject": str, "content": str, "kind": str,
+    "emotional_impact": str, "valence": float, "importance": float, "tier": str,
+    "strength": float, "strength_at": str, "recall_count": int, "last_recalled": str,
+    "created_at": str, "source_turns": str, "traits": str, "place": str, "domain": str,
+}
+
+
+@migrations()
+def m001_initial(db: Database) -> None:
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["characters"].create(
+        {"id": str, "name": str, "persona": str, "immediate_context": str, "created_at": str,
+         "last_seen": str},
+        pk="id", not_null={"name"}, defaults={"persona": "", "immediate_context": ""})
+    db["relationships"].create(
+        {"owner": str, "other": str, "immediate_context": str, "long_term_summary": str,
+         "current_sentiment": float, "overall_bond": float, "interactions": int, "traits": str,
+         "first_met": str, "last_interaction": str},
+        pk=("owner", "other"),
+        foreign_keys=[("owner", "characters", "id"), ("other", "characters", "id")])
+    db["memories"].create(_MEMORY_COLUMNS, pk="id", not_null={"owner", "content", "kind", "tier"},
+                          foreign_keys=[("owner", "characters", "id")])
+    db["memories"].create_index(["owner", "subject", "tier", "seq"])
+    db["memory_archive"].create({**_MEMORY_COLUMNS, "archived_at": str, "archived_reason": str},
+                                pk="id", foreign_keys=[("owner", "characters", "id")])
+    db["memory_archive"].create_index(["owner", "subject", "seq"])
+    db["turns"].create(
+        {"id": str, "seq": int, "world_time": str, "digest": str, "payload": str, "result": str,
+         "received_at": str},
+        pk="id", not_null={"seq", "world_time", "digest", "payload"})
+    db["turns"].create_index(["seq"], unique=True)

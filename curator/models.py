@@ -1,0 +1,231 @@
+"""Domain models: the turn a game sends, and the memories, relationships and characters curator keeps.
+
+These are the nouns of `shared/DESIGN.md`. Validation of game input lives here (a bad turn
+is refused with the field named); the rules for what a turn *means* live in `fallback.py`
+and, later, in the model-backed pipeline.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+# Limits on what one turn may carry. A game that sends a 5 MB reality text has a bug;
+# refusing it with the field named beats storing it in every observer's memory.
+MAX_TEXT = 4_000
+MAX_REALITY = 20_000
+MAX_NAMES = 32
+
+_CHARACTER_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+
+def normalize_character_id(value: str) -> str:
+    """Character ids are case-insensitive words: ' Wolf ' and 'wolf' are the same character."""
+    key = value.strip().casefold()
+    if not _CHARACTER_ID.match(key):
+        raise ValueError(
+            "a character id is 1-64 letters, digits, '_', '.' or '-', starting with a "
+            f"letter or digit; got {value!r}"
+        )
+    return key
+
+
+CharacterId = Annotated[str, AfterValidator(normalize_character_id)]
+
+
+def display_name(character_id: str) -> str:
+    """How a character is named in memory text: 'wolf' → 'Wolf', 'old_oak' → 'Old Oak'."""
+    return " ".join(part.capitalize() for part in re.split(r"[_.-]+", character_id) if part)
+
+
+def to_utc(value: datetime) -> datetime:
+    """Game time is compared across turns, so every timestamp is made timezone-aware UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def iso(value: datetime) -> str:
+    """The one text form of a world time: ISO 8601 in UTC with a 'Z'."""
+    text = to_utc(value).isoformat()
+    return text.replace("+00:00", "Z")
+
+
+class Gap(StrEnum):
+    """How reality compared with what the character meant to do."""
+
+    SUCCEEDED = "succeeded"  # it went as intended
+    FAILED = "failed"  # it did not work, nobody's fault
+    BLOCKED = "blocked"  # someone or something stopped it from happening
+    THWARTED = "thwarted"  # it started, then someone spoiled it
+    HELPED = "helped"  # someone made it go better than it would have
+    SURPRISED = "surprised"  # something unexpected happened instead
+    MIXED = "mixed"  # some of each
+
+
+class MemoryKind(StrEnum):
+    """What sort of memory this is: the ten kinds of seed 000 plus what game turns need."""
+
+    LESSON_LEARNED = "lesson_learned"
+    PATTERN_RECOGNIZED = "pattern_recognized"
+    RELATIONSHIP_EVENT = "relationship_event"
+    FAILURE = "failure"
+    TRIUMPH = "triumph"
+    USER_PREFERENCE = "user_preference"
+    SYSTEM_KNOWLEDGE = "system_knowledge"
+    DECISION_RECORD = "decision_record"
+    PROCESS_NOTE = "process_note"
+    PERSONALITY_MOMENT = "personality_moment"
+    # Game turns: meeting, clashing, kindness, danger, betrayal, seeing, finding.
+    ENCOUNTER = "encounter"
+    CONFLICT = "conflict"
+    KINDNESS = "kindness"
+    DANGER = "danger"
+    BETRAYAL = "betrayal"
+    WITNESSED = "witnessed"
+    DISCOVERY = "discovery"
+
+
+class Tier(StrEnum):
+    RECENT = "recent"
+    CORE = "core"
+    ARCHIVED = "archived"
+
+
+class Intent(BaseModel):
+    """What the actor meant: what it was thinking and what it tried to do."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    thought: str = Field(default="", max_length=MAX_TEXT)
+    action: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class OutcomeHint(BaseModel):
+    """What the game already knows about the outcome; every field is optional and overrides a guess."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    result: Gap | None = None
+    harm: bool | None = None
+    danger: bool | None = None
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class Turn(BaseModel):
+    """One turn of the game, as the game reports it to curator."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    id: str = Field(min_length=1, max_length=128)
+    world_time: datetime
+    actor: CharacterId
+    intent: Intent
+    reality: str = Field(min_length=1, max_length=MAX_REALITY)
+    others: list[CharacterId] = Field(default_factory=list, max_length=MAX_NAMES)
+    observers: list[CharacterId] = Field(default_factory=list, max_length=MAX_NAMES)
+    place: str | None = Field(default=None, max_length=200)
+    domain: str | None = Field(default=None, max_length=100)
+    tags: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=32)
+    outcome: OutcomeHint | None = None
+
+    @field_validator("world_time")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return to_utc(value)
+
+    @model_validator(mode="after")
+    def _people(self) -> Turn:
+        # Duplicates and the actor listed as its own witness are game bugs we can fix
+        # without losing anything, so they are cleaned rather than refused.
+        self.others = [o for o in dict.fromkeys(self.others) if o != self.actor]
+        self.observers = [o for o in dict.fromkeys(self.observers) if o != self.actor]
+        return self
+
+    @property
+    def perceivers(self) -> list[str]:
+        """Who forms a memory of this turn: the actor, then each observer."""
+        return [self.actor, *self.observers]
+
+    @property
+    def characters(self) -> list[str]:
+        """Everyone the turn names; unknown ones are created on first sight."""
+        return list(dict.fromkeys([self.actor, *self.others, *self.observers]))
+
+
+class Memory(BaseModel):
+    """One remembered event, first person, owned by one character."""
+
+    id: str
+    owner: str
+    subject: str | None = None  # another character, or None for a self memory
+    content: str
+    kind: MemoryKind
+    emotional_impact: str
+    valence: float = Field(ge=-1.0, le=1.0)
+    importance: float = Field(ge=0.0, le=1.0)
+    tier: Tier = Tier.RECENT
+    strength: float = Field(default=1.0, ge=0.0, le=1.0)
+    recall_count: int = 0
+    last_recalled: datetime
+    created_at: datetime
+    strength_at: datetime | None = None  # game time the strength was last set (fading.py)
+    source_turns: list[str] = Field(default_factory=list)
+    traits: list[str] = Field(default_factory=list)  # what it says about the subject
+    place: str | None = None
+    domain: str | None = None
+    archived_at: datetime | None = None
+    archived_reason: str | None = None
+
+    @property
+    def valence_label(self) -> str:
+        if self.valence > 0.15:
+            return "positive"
+        if self.valence < -0.15:
+            return "negative"
+        return "neutral"
+
+    @property
+    def is_active(self) -> bool:
+        """Seed 000: a memory under 0.2 strength is still kept but no longer shapes behaviour."""
+        return self.tier is Tier.CORE or self.strength > 0.2
+
+
+class Relationship(BaseModel):
+    """What one character (owner) holds about another (other)."""
+
+    owner: str
+    other: str
+    immediate_context: str = ""
+    long_term_summary: str = ""
+    current_sentiment: float = Field(default=0.0, ge=-1.0, le=1.0)
+    overall_bond: float = Field(default=0.0, ge=-1.0, le=1.0)
+    interactions: int = 0
+    traits: dict[str, int] = Field(default_factory=dict)
+    first_met: datetime | None = None
+    last_interaction: datetime | None = None
+    recent_memories: list[Memory] = Field(default_factory=list)
+    core_memories: list[Memory] = Field(default_factory=list)
+
+
+class SelfState(BaseModel):
+    """A character's memories of itself: what it is doing now, recent events, core memories."""
+
+    immediate_context: str = ""
+    recent_events: list[Memory] = Field(default_factory=list)
+    core_memories: list[Memory] = Field(default_factory=list)
+
+
+class Character(BaseModel):
+    """An NPC or agent: its name, persona and its whole memory."""
+
+    id: str
+    name: str
+    persona: str = ""
+    created_at: datetime | None = None
+    self_memories: SelfState = Field(default_factory=SelfState)
+    relationships: dict[str, Relationship] = Field(default_factory=dict)

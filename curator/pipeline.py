@@ -1,0 +1,285 @@
+"""The turn pipeline: for each character who perceived a turn, interpret → remember → promote →
+overflow → reconcile → feel, all inside the caller's transaction.
+
+Every judgement goes through a `Decider` (steps.py), so this module is indifferent to
+whether a model or the fallback answered; the `ChangeSet` records which did. Promotion is
+reviewed before overflow so that a memory that goes straight to core does not push an
+older memory out of the recent window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from curator import steps
+from curator.config import CuratorConfig
+from curator.decisions import MemoryDraft
+from curator.fading import REINFORCE_REFRESH, faded_strength, refresh
+from curator.inputs import (
+    CoreReviewInput,
+    FadeReviewInput,
+    InterpretInput,
+    MemoryView,
+    ReconcileInput,
+    RelationView,
+)
+from curator.lexicon import tokens
+from curator.models import Intent, Memory, Relationship, Tier, Turn
+from curator.narration import summary_tone
+from curator.results import ChangeSet, MemoryChange, SkippedDraft, SummaryChange
+from curator.steps import Decider
+from curator.store import World
+
+
+@dataclass
+class Thread:
+    """One line of memory: an owner's memories about one subject (or about itself)."""
+
+    owner: str
+    subject: str | None
+    recent: list[Memory]
+    core: list[Memory]
+    rel: Relationship | None = None
+
+
+@dataclass
+class Curation:
+    """One unit of work on a world: a turn, an episode end. Collects what changed."""
+
+    world: World
+    config: CuratorConfig
+    decider: Decider
+    changes: ChangeSet = field(default_factory=ChangeSet)
+    seq: int = 0  # next memory sequence number
+
+    def __post_init__(self) -> None:
+        self.seq = self.world.next_memory_seq()
+        self._personas: dict[str, str] = {}
+
+    # -- threads ------------------------------------------------------------------------
+
+    def persona(self, character: str) -> str:
+        if character not in self._personas:
+            row = self.world.character_row(character)
+            self._personas[character] = row["persona"] if row else ""
+        return self._personas[character]
+
+    def relationship_thread(self, owner: str, other: str, now: datetime) -> Thread:
+        rel = self.world.relationship(owner, other)
+        thread = Thread(owner, other, rel.recent_memories, rel.core_memories, rel)
+        self.fade_thread(thread, now)
+        return thread
+
+    def self_thread(self, owner: str, now: datetime) -> Thread:
+        thread = Thread(owner, None, self.world.memories(owner, None, Tier.RECENT),
+                        self.world.memories(owner, None, Tier.CORE))
+        self.fade_thread(thread, now)
+        return thread
+
+    def fade_thread(self, thread: Thread, now: datetime) -> None:
+        """Bring loaded strengths up to `now`; archive what has faded to nothing."""
+        for memory in list(thread.recent):
+            strength = faded_strength(memory, memory.strength_at or memory.created_at, now)
+            if strength == memory.strength:
+                continue
+            memory.strength, memory.strength_at = strength, now
+            if strength <= 0.0:
+                thread.recent.remove(memory)
+                self.world.archive_memory(memory, reason="forgotten", at=now)
+                self.changes.forgotten.append(memory_change(memory, "strength faded to zero"))
+
+    # -- one perceiver of one turn ---------------------------------------------------------
+
+    def perceive(self, turn: Turn, perceiver: str, role: Literal["actor", "observer"]) -> None:
+        now = turn.world_time
+        subjects = list(turn.others) if role == "actor" else [
+            c for c in [turn.actor, *turn.others] if c != perceiver]
+        threads = {other: self.relationship_thread(perceiver, other, now) for other in subjects}
+        own = self.self_thread(perceiver, now)
+        inputs = InterpretInput(
+            perceiver=perceiver, role=role, persona=self.persona(perceiver),
+            turn=turn if role == "actor" else turn.model_copy(update={"intent": _unseen_intent()}),
+            relationships={o: RelationView.of(t.rel) for o, t in threads.items() if t.rel},
+            recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects)
+        interpretation, record = self.decider.decide(
+            steps.INTERPRET, inputs, character=perceiver, context={"allowed_subjects": subjects})
+        self.changes.steps.append(record)
+
+        self.world.set_character(perceiver, immediate_context=interpretation.immediate_context)
+        for note in interpretation.relationship_contexts:
+            rel = threads[note.about].rel
+            if rel is not None:
+                rel.immediate_context = note.text
+        for other, thread in threads.items():
+            rel = thread.rel
+            assert rel is not None
+            rel.interactions += 1
+            rel.first_met = rel.first_met or now
+            rel.last_interaction = now
+        for index, draft in enumerate(interpretation.memories):
+            thread = threads[draft.subject] if draft.subject is not None else own
+            self.remember(turn, thread, draft, index)
+        for feeling in interpretation.feelings:
+            rel = threads[feeling.toward].rel
+            assert rel is not None
+            # Sentiment moves fast and relaxes toward the bond; the bond moves slowly. A strong
+            # blow against the current feeling (a betrayal, a rescue) starts from the bond.
+            shift = feeling.sentiment_shift
+            base = rel.overall_bond + (rel.current_sentiment - rel.overall_bond) * 0.8
+            if abs(shift) >= 0.5 and shift * rel.current_sentiment < 0:
+                base = rel.overall_bond
+            rel.current_sentiment = _clamp(base + shift)
+            rel.overall_bond = _clamp(rel.overall_bond + 0.1 * feeling.sentiment_shift)
+        for thread in threads.values():
+            assert thread.rel is not None
+            self.world.save_relationship(thread.rel)
+
+    def remember(self, turn: Turn, thread: Thread, draft: MemoryDraft, index: int) -> None:
+        """Form the drafted memory, or reinforce the one it repeats; then review what follows."""
+        threshold = self.config.threshold(draft.kind)
+        if draft.importance < threshold:
+            self.changes.skipped.append(SkippedDraft(owner=thread.owner, subject=draft.subject,
+                                                     kind=draft.kind.value,
+                                                     importance=draft.importance, threshold=threshold))
+            return
+        rel = thread.rel
+        old_tone = summary_tone(rel.traits, rel.overall_bond) if rel else 0.0
+        if rel is not None:
+            for trait in draft.traits:
+                rel.traits[trait] = rel.traits.get(trait, 0) + 1
+        repeat = self.find_repeat(thread, draft)
+        if repeat is not None:
+            refresh(repeat, turn.world_time, REINFORCE_REFRESH)
+            repeat.strength_at = turn.world_time
+            repeat.importance = max(repeat.importance, draft.importance)
+            if turn.id not in repeat.source_turns:
+                repeat.source_turns.append(turn.id)
+            self.world.update_memory(repeat)
+            self.changes.reinforced.append(memory_change(repeat, "a repeat of this memory"))
+            return
+        memory = Memory.model_construct(
+            id=_memory_id(turn.id, thread.owner, index), owner=thread.owner, subject=draft.subject,
+            content=draft.content, kind=draft.kind, emotional_impact=draft.emotional_impact,
+            valence=draft.valence, importance=draft.importance, tier=Tier.RECENT, strength=1.0,
+            recall_count=0, last_recalled=turn.world_time, created_at=turn.world_time,
+            strength_at=turn.world_time, source_turns=[turn.id], traits=list(draft.traits),
+            place=turn.place, domain=turn.domain, archived_at=None, archived_reason=None)
+        self.world.insert_memory(memory, self.seq)
+        self.seq += 1
+        thread.recent.append(memory)
+        self.changes.formed.append(memory_change(memory))
+        if memory.importance >= self.config.core_threshold:
+            self.core_review(thread, memory)
+        self.overflow(thread, turn.world_time)
+        if rel is not None and memory.tier is not Tier.ARCHIVED:
+            self.maybe_reconcile(thread, memory, old_tone)
+
+    def find_repeat(self, thread: Thread, draft: MemoryDraft) -> Memory | None:
+        words = set(tokens(draft.content))
+        for memory in reversed(thread.recent):
+            if memory.kind is not draft.kind:
+                continue
+            theirs = set(tokens(memory.content))
+            union = words | theirs
+            if union and len(words & theirs) / len(union) >= self.config.duplicate_similarity:
+                return memory
+        return None
+
+    # -- reviews -------------------------------------------------------------------------
+
+    def core_review(self, thread: Thread, memory: Memory) -> bool:
+        inputs = CoreReviewInput(
+            owner=thread.owner, persona=self.persona(thread.owner), subject=thread.subject,
+            memory=MemoryView.of(memory), relationship=RelationView.of(thread.rel) if thread.rel else None,
+            core_memories=[MemoryView.of(m) for m in thread.core], core_cap=self.config.core_cap,
+            core_threshold=self.config.core_threshold)
+        decision, record = self.decider.decide(steps.CORE_REVIEW, inputs, character=thread.owner)
+        self.changes.steps.append(record)
+        if not decision.promote:
+            return False
+        return self.promote(thread, memory, decision.reason)
+
+    def promote(self, thread: Thread, memory: Memory, reason: str) -> bool:
+        """Make a memory core. At the cap, it must outweigh the weakest core memory, which is
+        then archived (reason 'superseded_core'); otherwise it is not promoted."""
+        if len(thread.core) >= self.config.core_cap:
+            weakest = min(thread.core, key=lambda m: (m.importance, m.created_at))
+            if memory.importance <= weakest.importance:
+                return False
+            thread.core.remove(weakest)
+            self.world.archive_memory(weakest, reason="superseded_core", at=memory.last_recalled)
+            self.changes.demoted.append(memory_change(weakest, f"superseded by {memory.id}"))
+        if memory in thread.recent:
+            thread.recent.remove(memory)
+        memory.tier, memory.strength = Tier.CORE, 1.0
+        memory.strength_at = memory.last_recalled
+        self.world.update_memory(memory)
+        thread.core.append(memory)
+        self.changes.promoted.append(memory_change(memory, reason))
+        return True
+
+    def overflow(self, thread: Thread, now: datetime) -> None:
+        """Seed 001: the 11th recent memory pushes the oldest out, through a fade review."""
+        while len(thread.recent) > self.config.recent_limit:
+            oldest = thread.recent.pop(0)
+            inputs = FadeReviewInput(
+                owner=thread.owner, persona=self.persona(thread.owner), subject=thread.subject,
+                memory=MemoryView.of(oldest),
+                relationship=RelationView.of(thread.rel) if thread.rel else None,
+                core_threshold=self.config.core_threshold)
+            review, record = self.decider.decide(steps.FADE_REVIEW, inputs, character=thread.owner)
+            self.changes.steps.append(record)
+            if review.outcome == "core" and self.promote(thread, oldest, review.reason):
+                continue
+            if review.outcome == "revise_summary" and thread.rel is not None and review.summary:
+                thread.rel.long_term_summary = review.summary
+                self.changes.summaries_revised.append(SummaryChange(
+                    owner=thread.owner, other=thread.rel.other, summary=review.summary,
+                    step="fade_review", reason=review.reason))
+            self.world.archive_memory(oldest, reason="faded_from_recent", at=now)
+            self.changes.archived.append(memory_change(oldest, review.reason))
+
+    def maybe_reconcile(self, thread: Thread, memory: Memory, old_tone: float) -> None:
+        rel = thread.rel
+        assert rel is not None
+        if memory.importance < self.config.reconcile_min_importance:
+            return
+        contradiction = (bool(rel.long_term_summary) and abs(memory.valence) >= 0.4
+                         and abs(old_tone) >= 0.2 and old_tone * memory.valence < 0)
+        if not contradiction and (rel.long_term_summary or not rel.traits):
+            return  # nothing contradicted, and nothing yet to form a first impression from
+        inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
+                                other=rel.other, memory=MemoryView.of(memory),
+                                relationship=RelationView.of(rel), contradiction=contradiction)
+        decision, record = self.decider.decide(steps.RECONCILE, inputs, character=thread.owner)
+        self.changes.steps.append(record)
+        rel.long_term_summary = decision.summary
+        rel.overall_bond = _clamp(rel.overall_bond + decision.bond_shift)
+        change = SummaryChange(owner=thread.owner, other=rel.other, summary=decision.summary,
+                               step="reconcile", reason=decision.reason)
+        self.changes.summaries_revised.append(change)
+        if decision.conflict:
+            self.changes.conflicts_resolved.append(change)
+
+
+def _unseen_intent() -> Intent:
+    # An observer sees what happened, never what the actor meant or thought.
+    return Intent(thought="", action="(unknown to you)")
+
+
+def _memory_id(turn_id: str, owner: str, index: int) -> str:
+    # Deterministic, so replaying a transcript after a crash yields the same world.
+    return "m_" + hashlib.sha1(f"{turn_id}\x1f{owner}\x1f{index}".encode()).hexdigest()[:16]
+
+
+def _clamp(value: float, low: float = -1.0, high: float = 1.0) -> float:
+    return max(low, min(high, value))
+
+
+def memory_change(memory: Memory, reason: str | None = None) -> MemoryChange:
+    return MemoryChange(memory_id=memory.id, owner=memory.owner, subject=memory.subject,
+                        kind=memory.kind.value, content=memory.content, importance=memory.importance,
+                        strength=round(memory.strength, 4), reason=reason)

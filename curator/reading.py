@@ -1,0 +1,247 @@
+"""Reading a turn without a model: who did what to whom, and how reality compared with intent.
+
+The game master's text is split into clauses; in each clause the first character named is
+taken as the one acting, and the clause's words (from `lexicon.py`) say whether they
+helped, stood in the way, betrayed, or hurt. Whole-text features (harm, danger, failure,
+success, surprise, novelty) and the game's own outcome hints decide the gap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from curator import lexicon as lx
+from curator.models import Gap, Turn, display_name
+
+_CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+")
+_PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their"})
+_STOP = frozenset({"the", "a", "an", "to", "my", "your", "of", "and", "for", "some", "at", "in", "on",
+                   "with", "from", "into", "this", "that", "try", "go", "head", "get", "out", "up"})
+
+
+@dataclass
+class Clause:
+    text: str
+    words: list[str]
+    agent: str | None  # the first non-actor character named in it (or carried by a pronoun)
+    named: list[str]
+
+    @property
+    def by_actor(self) -> bool:
+        """'You dig at the root…': the actor is the one acting in this clause."""
+        return bool(self.words) and self.words[0] in ("you", "your")
+
+    @property
+    def about_actor(self) -> bool:
+        return "you" in self.words or "your" in self.words
+
+
+@dataclass
+class Reading:
+    """What a turn says, independent of who perceived it."""
+
+    gap: Gap
+    roles: dict[str, str] = field(default_factory=dict)  # hostile|helper|mixed|betrayer|present
+    clause_of: dict[str, str] = field(default_factory=dict)  # other -> the clause naming them
+    traits: dict[str, list[str]] = field(default_factory=dict)
+    harm_by: set[str] = field(default_factory=set)
+    acts_on: dict[str, str] = field(default_factory=dict)  # what the actor did: helped|hostile|met
+    actor_harm: bool = False  # harm, danger and mortal danger to the actor itself
+    actor_danger: bool = False
+    actor_lethal: bool = False
+    harm: bool = False
+    danger: bool = False
+    lethal: bool = False
+    failure: bool = False
+    success: bool = False
+    triumph: bool = False
+    surprise: bool = False
+    discovery: bool = False
+    quiet: bool = False
+    intense: bool = False
+    novelty: bool = False
+    thwart: bool = False
+
+
+@lru_cache(maxsize=4096)
+def _name_pattern(character: str) -> re.Pattern[str]:
+    name = re.escape(display_name(character).lower())
+    return re.compile(rf"\b{name}(?:'s)?\b")
+
+
+def _clauses(turn: Turn) -> list[Clause]:
+    cast = [c for c in turn.characters if c != turn.actor]
+    out: list[Clause] = []
+    for raw in _CLAUSES.split(turn.reality):
+        text = raw.strip()
+        if not text:
+            continue
+        lower = text.lower()
+        positions = []
+        for character in cast:
+            match = _name_pattern(character).search(lower)
+            if match:
+                positions.append((match.start(), character))
+        named = [c for _, c in sorted(positions)]
+        words = lx.tokens(text)
+        agent = named[0] if named else None
+        if agent is None and words and words[0] in _PRONOUNS and out and out[-1].agent:
+            agent = out[-1].agent  # "He growls": the last one acting acts again
+            named = [agent]
+        out.append(Clause(text=text, words=words, agent=agent, named=named))
+    return out
+
+
+def action_words(action: str) -> set[str]:
+    return {w for w in lx.tokens(action) if len(w) > 3 and w not in _STOP}
+
+
+def read_turn(turn: Turn) -> Reading:
+    """Read the turn's reality once; every perceiver's interpretation starts from this."""
+    clauses = _clauses(turn)
+    words = lx.tokens(turn.reality)
+    lower = turn.reality.lower()
+    reading = Reading(gap=Gap.SUCCEEDED)
+    reading.quiet = any(p in lower for p in lx.QUIET_PHRASES)
+    reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS))
+    reading.danger = reading.harm or bool(lx.stem_hits(words, lx.DANGER))
+    reading.lethal = reading.danger and (
+        bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
+    reading.failure = bool(lx.stem_hits(words, lx.FAIL, lx.FAIL_WORDS)) or any(
+        p in lower for p in lx.FAIL_PHRASES)
+    reading.success = bool(lx.stem_hits(words, lx.SUCCESS)) or len(
+        action_words(turn.intent.action) & set(words)) >= 2
+    reading.triumph = reading.success and bool(set(words) & lx.TRIUMPH_WORDS)
+    reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE))
+    reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
+    reading.intense = bool(lx.stem_hits(words, lx.INTENSE))
+    reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES)
+
+    for clause in clauses:
+        _read_clause(clause, reading)
+        if clause.about_actor and not clause.by_actor:
+            # Danger to the actor is danger in what happens *to* it, not in what it does.
+            text = clause.text.lower()
+            harmed = bool(lx.stem_hits(clause.words, lx.HARM, lx.HARM_WORDS | lx.AGENT_HARM))
+            danger = harmed or bool(lx.stem_hits(clause.words, lx.DANGER))
+            reading.actor_harm = reading.actor_harm or harmed
+            reading.actor_danger = reading.actor_danger or danger
+            reading.actor_lethal = reading.actor_lethal or (danger and (
+                bool(lx.stem_hits(clause.words, lx.LETHAL))
+                or any(p in text for p in lx.LETHAL_PHRASES)))
+    for other in turn.others:
+        reading.roles.setdefault(other, "present")
+    _apply_hints(turn, reading)
+    reading.gap = _gap(turn, reading)
+    return reading
+
+
+def _threat(character: str, reading: Reading) -> bool:
+    return character in reading.harm_by or bool(lx.stem_hits([character], lx.DANGER))
+
+
+def _read_clause(clause: Clause, reading: Reading) -> None:
+    lower = clause.text.lower()
+    for character in clause.named:
+        reading.clause_of[character] = (reading.clause_of[character] + " " + clause.text
+                                        if character in reading.clause_of else clause.text)
+    agent = clause.agent
+    if agent is None:
+        return
+    w = clause.words
+    thwart = bool(lx.stem_hits(w, lx.THWART, lx.THWART_WORDS))
+    harm_done = bool(lx.stem_hits(w, lx.AGENT_HARM))
+    hostile = thwart or harm_done or bool(lx.stem_hits(w, lx.BLOCK, lx.BLOCK_WORDS))
+    helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(p in lower for p in lx.HELP_PHRASES)
+    if clause.by_actor:
+        # The actor's own deed says nothing about the others' character.
+        act = "hostile" if hostile else "helped" if helps else "met"
+        for character in clause.named:
+            reading.acts_on.setdefault(character, act)
+            _set_role(reading, character, "present")
+        return
+    betray = bool(lx.stem_hits(w, lx.BETRAY, lx.BETRAY_WORDS)) or any(
+        p in lower for p in lx.BETRAY_PHRASES)
+    targets = [c for c in clause.named[1:] if c != agent]
+    protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(
+        p in lower for p in ("frees you", "pulls you", "drags you", "saves you", "stands between")) or (
+        hostile and any(_threat(t, reading) for t in targets) and not _threat(agent, reading))
+    traits = lx.traits_of(w)
+    if protect:
+        role = "helper"
+        traits = [t for t in traits if lx.trait_polarity(t) > 0] or ["protective"]
+        if "protective" not in traits:
+            traits.append("protective")
+        for target in targets:
+            _set_role(reading, target, "hostile")
+    elif betray:
+        role = "betrayer"
+        traits = [t for t in traits if lx.trait_polarity(t) < 0] or ["deceitful"]
+    elif hostile and helps and not (thwart or harm_done):
+        role = "mixed"  # gruff but generous: "shoulders you off, then drops a fish at your feet"
+    elif hostile:
+        role = "hostile"
+        traits = [t for t in traits if lx.trait_polarity(t) <= 0]
+    elif helps:
+        role = "helper"
+        traits = [t for t in traits if lx.trait_polarity(t) >= 0]
+    else:
+        role = "present"
+        traits = []
+    if role == "hostile" and harm_done:
+        reading.harm_by.add(agent)
+        reading.harm = reading.danger = True
+    if role == "hostile" and thwart:
+        reading.thwart = True
+    _set_role(reading, agent, role)
+    known = reading.traits.setdefault(agent, [])
+    known.extend(t for t in traits if t not in known)
+
+
+_ROLE_RANK = {"present": 0, "helper": 1, "mixed": 2, "hostile": 3, "betrayer": 4}
+
+
+def _set_role(reading: Reading, character: str, role: str) -> None:
+    current = reading.roles.get(character)
+    if current is None or _ROLE_RANK[role] > _ROLE_RANK[current]:
+        reading.roles[character] = role
+    # Someone who both helped and stood in the way in one turn is remembered as helping
+    # only if the help came with a protective act; the rank above keeps the harsher role.
+
+
+def _apply_hints(turn: Turn, reading: Reading) -> None:
+    hint = turn.outcome
+    if hint is None:
+        return
+    if hint.harm is not None:
+        reading.harm = reading.actor_harm = hint.harm
+        if hint.harm:
+            reading.danger = reading.actor_danger = True
+    if hint.danger is not None:
+        reading.danger = hint.danger or reading.harm
+        reading.actor_danger = hint.danger or reading.actor_harm
+
+
+def _gap(turn: Turn, reading: Reading) -> Gap:
+    if turn.outcome is not None and turn.outcome.result is not None:
+        return turn.outcome.result
+    roles = set(reading.roles.values())
+    hostile = bool(roles & {"hostile", "betrayer"})
+    helped = "helper" in roles
+    if (hostile and helped) or "mixed" in roles:
+        return Gap.MIXED
+    if hostile:
+        if reading.success and not reading.failure and not reading.actor_harm:
+            return Gap.MIXED
+        return Gap.THWARTED if reading.thwart or "betrayer" in roles else Gap.BLOCKED
+    if reading.actor_harm:
+        return Gap.BLOCKED
+    if helped:
+        return Gap.HELPED
+    if reading.failure:
+        return Gap.MIXED if reading.success else Gap.FAILED
+    if reading.surprise:
+        return Gap.SURPRISED
+    return Gap.SUCCEEDED

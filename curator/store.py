@@ -1,0 +1,316 @@
+"""The world store: one SQLite file per world, spoken to in the domain's words.
+
+It owns the connection (WAL, a busy timeout, foreign keys), migrations with a backup
+first, the per-turn transaction (`BEGIN IMMEDIATE`, so two processes serialise instead of
+losing turns), and reads and writes of characters, relationships, memories, the archive
+and the turn log. It knows nothing of prompts or decisions. The hot path uses plain SQL on
+sqlite-utils' connection for speed; schema and migrations go through sqlite-utils.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from curator.errors import WorldFormatError, WorldLocked
+from curator.migrations import migrations
+from curator.models import Memory, MemoryKind, Relationship, Tier, display_name, iso
+
+_MEMORY_FIELDS = ("id", "seq", "owner", "subject", "content", "kind", "emotional_impact", "valence",
+                  "importance", "tier", "strength", "strength_at", "recall_count", "last_recalled",
+                  "created_at", "source_turns", "traits", "place", "domain")
+_SELECT_MEMORY = "select " + ", ".join(_MEMORY_FIELDS)
+_dt = datetime.fromisoformat
+
+
+def _is_locked(error: sqlite3.OperationalError) -> bool:
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
+
+
+def open_world(path: str | Path, *, busy_timeout_ms: int = 5_000) -> World:
+    """Open (creating if needed) a world file and bring its schema up to date."""
+    memory = str(path) == ":memory:"
+    if not memory:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None, timeout=busy_timeout_ms / 1000,
+                               check_same_thread=False)
+        conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
+        if not memory:
+            conn.execute("pragma journal_mode = wal")
+        conn.execute("pragma synchronous = normal")
+        conn.execute("pragma foreign_keys = on")
+        db = Database(conn)
+        pending = migrations.pending(db)
+        if pending:
+            if not memory and db.table_names():
+                _backup(conn, Path(path), pending[0].name)
+            migrations.apply(db)
+    except sqlite3.OperationalError as error:
+        if _is_locked(error):
+            raise WorldLocked(f"world {path} is locked by another process") from error
+        raise
+    except sqlite3.DatabaseError as error:
+        raise WorldFormatError(f"{path} is not a curator world: {error}") from error
+    return World(db, str(path))
+
+
+def _backup(conn: sqlite3.Connection, path: Path, first_pending: str) -> Path:
+    """Seed 001: back up before major updates. The copy sits beside the world file."""
+    target = path.with_name(f"{path.name}.bak-before-{first_pending}")
+    with sqlite3.connect(str(target)) as copy:
+        conn.backup(copy)
+    copy.close()
+    return target
+
+
+class World:
+    """A world database. Every multi-row write happens inside `transaction()`."""
+
+    def __init__(self, db: Database, path: str):
+        self.db = db
+        self.conn: sqlite3.Connection = db.conn
+        self.path = path
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[World]:
+        """One write transaction: all of it commits, or none of it does."""
+        try:
+            self.conn.execute("begin immediate")
+        except sqlite3.OperationalError as error:
+            if _is_locked(error):
+                raise WorldLocked(f"world {self.path} stayed locked by another writer") from error
+            raise
+        try:
+            yield self
+        except BaseException:
+            self.conn.execute("rollback")
+            raise
+        try:
+            self.conn.execute("commit")
+        except sqlite3.OperationalError as error:
+            self.conn.execute("rollback")
+            if _is_locked(error):
+                raise WorldLocked(f"world {self.path} was locked at commit") from error
+            raise
+
+    # -- the clock and the turn log ----------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("select value from meta where key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("insert into meta (key, value) values (?, ?) on conflict(key) do update "
+                          "set value = excluded.value", (key, value))
+
+    def clock(self) -> datetime | None:
+        value = self.meta("clock")
+        return None if value is None else _dt(value)
+
+    def logged_turn(self, turn_id: str) -> tuple[str, str | None] | None:
+        row = self.conn.execute("select digest, result from turns where id = ?", (turn_id,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def next_turn_seq(self) -> int:
+        row = self.conn.execute("select coalesce(max(seq), 0) + 1 from turns").fetchone()
+        return int(row[0])
+
+    def log_turn(self, *, turn_id: str, seq: int, world_time: datetime, digest: str, payload: str,
+                 result: str, received_at: str) -> None:
+        self.conn.execute(
+            "insert into turns (id, seq, world_time, digest, payload, result, received_at) "
+            "values (?, ?, ?, ?, ?, ?, ?)",
+            (turn_id, seq, iso(world_time), digest, payload, result, received_at))
+
+    def turn_count(self) -> int:
+        return int(self.conn.execute("select count(*) from turns").fetchone()[0])
+
+    # -- characters --------------------------------------------------------------------
+
+    def ensure_character(self, character_id: str, seen_at: datetime) -> bool:
+        """Create the character on first sight; True if it is new."""
+        cur = self.conn.execute(
+            "insert into characters (id, name, persona, immediate_context, created_at, last_seen) "
+            "values (?, ?, '', '', ?, ?) on conflict(id) do nothing",
+            (character_id, display_name(character_id), iso(seen_at), iso(seen_at)))
+        if cur.rowcount == 1:
+            return True
+        self.conn.execute("update characters set last_seen = ? where id = ?",
+                          (iso(seen_at), character_id))
+        return False
+
+    def character_row(self, character_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute("select id, name, persona, immediate_context, created_at from "
+                                "characters where id = ?", (character_id,)).fetchone()
+        if row is None:
+            return None
+        return dict(zip(("id", "name", "persona", "immediate_context", "created_at"), row, strict=True))
+
+    def character_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("select id from characters order by id")]
+
+    def set_character(self, character_id: str, **fields: str) -> None:
+        for name, value in fields.items():
+            if name not in ("name", "persona", "immediate_context"):
+                raise ValueError(f"not a character field: {name}")
+            self.conn.execute(f"update characters set {name} = ? where id = ?", (value, character_id))
+
+    def delete_character_memories(self, character_id: str) -> None:
+        for table in ("memories", "memory_archive"):
+            self.conn.execute(f"delete from {table} where owner = ?", (character_id,))
+        self.conn.execute("delete from relationships where owner = ?", (character_id,))
+
+    # -- relationships -----------------------------------------------------------------
+
+    def relationship(self, owner: str, other: str) -> Relationship:
+        """The owner's relationship with other, with its recent and core memories (new if none)."""
+        row = self.conn.execute(
+            "select immediate_context, long_term_summary, current_sentiment, overall_bond, "
+            "interactions, traits, first_met, last_interaction from relationships "
+            "where owner = ? and other = ?", (owner, other)).fetchone()
+        rel = Relationship.model_construct(
+            owner=owner, other=other, immediate_context="", long_term_summary="",
+            current_sentiment=0.0, overall_bond=0.0, interactions=0, traits={}, first_met=None,
+            last_interaction=None, recent_memories=[], core_memories=[])
+        if row is not None:
+            rel.immediate_context, rel.long_term_summary = row[0] or "", row[1] or ""
+            rel.current_sentiment, rel.overall_bond, rel.interactions = row[2], row[3], row[4]
+            rel.traits = json.loads(row[5]) if row[5] else {}
+            rel.first_met = _dt(row[6]) if row[6] else None
+            rel.last_interaction = _dt(row[7]) if row[7] else None
+        rel.recent_memories = self.memories(owner, other, Tier.RECENT)
+        rel.core_memories = self.memories(owner, other, Tier.CORE)
+        return rel
+
+    def relationship_others(self, owner: str) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "select other from relationships where owner = ? order by other", (owner,))]
+
+    def save_relationship(self, rel: Relationship) -> None:
+        self.conn.execute(
+            "insert into relationships (owner, other, immediate_context, long_term_summary, "
+            "current_sentiment, overall_bond, interactions, traits, first_met, last_interaction) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict(owner, other) do update set "
+            "immediate_context = excluded.immediate_context, "
+            "long_term_summary = excluded.long_term_summary, "
+            "current_sentiment = excluded.current_sentiment, overall_bond = excluded.overall_bond, "
+            "interactions = excluded.interactions, traits = excluded.traits, "
+            "first_met = excluded.first_met, last_interaction = excluded.last_interaction",
+            (rel.owner, rel.other, rel.immediate_context, rel.long_term_summary,
+             round(rel.current_sentiment, 6), round(rel.overall_bond, 6), rel.interactions,
+             json.dumps(rel.traits, sort_keys=True),
+             iso(rel.first_met) if rel.first_met else None,
+             iso(rel.last_interaction) if rel.last_interaction else None))
+
+    # -- memories ----------------------------------------------------------------------
+
+    def memories(self, owner: str, subject: str | None, tier: Tier) -> list[Memory]:
+        """Memories of one tier about one subject (None: the self), oldest first."""
+        rows = self.conn.execute(
+            f"{_SELECT_MEMORY} from memories where owner = ? and subject is ? and tier = ? "
+            "order by seq", (owner, subject, tier.value)).fetchall()
+        return [_memory(row) for row in rows]
+
+    def recent_memories_before(self, until: datetime) -> Iterator[Memory]:
+        """Every recent-tier memory whose strength was last set before `until` (for fading)."""
+        rows = self.conn.execute(
+            f"{_SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq",
+            (iso(until),)).fetchall()
+        return (_memory(row) for row in rows)
+
+    def archived_memories(self, owner: str, subject: str | None = None, *,
+                          any_subject: bool = False) -> list[Memory]:
+        where = "owner = ?" if any_subject else "owner = ? and subject is ?"
+        params: tuple[Any, ...] = (owner,) if any_subject else (owner, subject)
+        rows = self.conn.execute(
+            f"{_SELECT_MEMORY}, archived_at, archived_reason from memory_archive where {where} "
+            "order by seq", params).fetchall()
+        out = []
+        for row in rows:
+            memory = _memory(row[:-2])
+            memory.tier = Tier.ARCHIVED
+            memory.archived_at = _dt(row[-2]) if row[-2] else None
+            memory.archived_reason = row[-1]
+            out.append(memory)
+        return out
+
+    def count_memories(self, owner: str) -> dict[str, int]:
+        counts = {t.value: 0 for t in Tier}
+        for tier, n in self.conn.execute(
+                "select tier, count(*) from memories where owner = ? group by tier", (owner,)):
+            counts[tier] = n
+        counts["archived"] = int(self.conn.execute(
+            "select count(*) from memory_archive where owner = ?", (owner,)).fetchone()[0])
+        return counts
+
+    def insert_memory(self, memory: Memory, seq: int) -> None:
+        self.conn.execute(
+            f"insert into memories ({', '.join(_MEMORY_FIELDS)}) values "
+            f"({', '.join('?' * len(_MEMORY_FIELDS))})", _memory_row(memory, seq))
+
+    def update_memory(self, memory: Memory) -> None:
+        self.conn.execute(
+            "update memories set content = ?, importance = ?, tier = ?, strength = ?, strength_at = ?, "
+            "recall_count = ?, last_recalled = ?, source_turns = ?, traits = ? where id = ?",
+            (memory.content, memory.importance, memory.tier.value, memory.strength,
+             iso(memory.strength_at or memory.last_recalled), memory.recall_count,
+             iso(memory.last_recalled), json.dumps(memory.source_turns), json.dumps(memory.traits),
+             memory.id))
+
+    def archive_memory(self, memory: Memory, *, reason: str, at: datetime) -> None:
+        """Move a memory to the archive: never deleted, only out of the live tiers."""
+        cur = self.conn.execute(
+            f"insert into memory_archive ({', '.join(_MEMORY_FIELDS)}, archived_at, archived_reason) "
+            f"select {', '.join(_MEMORY_FIELDS)}, ?, ? from memories where id = ?",
+            (iso(at), reason, memory.id))
+        if cur.rowcount != 1:
+            raise WorldFormatError(f"memory {memory.id} is not in the live tiers")
+        self.conn.execute("update memory_archive set strength = ?, tier = ? where id = ?",
+                          (memory.strength, memory.tier.value, memory.id))
+        self.conn.execute("delete from memories where id = ?", (memory.id,))
+        memory.archived_at, memory.archived_reason = at, reason
+        memory.tier = Tier.ARCHIVED
+
+    def insert_archived(self, memory: Memory, seq: int) -> None:
+        row = _memory_row(memory, seq)
+        self.conn.execute(
+            f"insert into memory_archive ({', '.join(_MEMORY_FIELDS)}, archived_at, archived_reason) "
+            f"values ({', '.join('?' * (len(_MEMORY_FIELDS) + 2))})",
+            (*row, iso(memory.archived_at) if memory.archived_at else None, memory.archived_reason))
+
+    def next_memory_seq(self) -> int:
+        row = self.conn.execute(
+            "select max(coalesce((select max(seq) from memories), 0), "
+            "coalesce((select max(seq) from memory_archive), 0)) + 1").fetchone()
+        return int(row[0])
+
+
+def _memory_row(memory: Memory, seq: int) -> tuple[Any, ...]:
+    return (memory.id, seq, memory.owner, memory.subject, memory.content, memory.kind.value,
+            memory.emotional_impact, memory.valence, memory.importance, memory.tier.value,
+            memory.strength, iso(memory.strength_at or memory.created_at), memory.recall_count,
+            iso(memory.last_recalled), iso(memory.created_at), json.dumps(memory.source_turns),
+            json.dumps(memory.traits), memory.place, memory.domain)
+
+
+def _memory(row: tuple[Any, ...]) -> Memory:
+    # Rows were validated when written; model_construct skips re-validating on every read.
+    return Memory.model_construct(
+        id=row[0], owner=row[2], subject=row[3], content=row[4], kind=MemoryKind(row[5]),
+        emotional_impact=row[6], valence=row[7], importance=row[8], tier=Tier(row[9]),
+        strength=row[10], strength_at=_dt(row[11]) if row[11] else None, recall_count=row[12],
+        last_recalled=_dt(row[13]), created_at=_dt(row[14]), source_turns=json.loads(row[15]),
+        traits=json.loads(row[16]) if row[16] else [], place=row[17], domain=row[18],
+        archived_at=None, archived_reason=None)

@@ -1,0 +1,35 @@
+"""curator: memories for game characters and agents.
+
+    from curator import Curator
+    with Curator("world.db") as curator:
+        curator.observe({"id": "t1", "world_time": "2025-01-02T08:00:00Z", "actor": "bear",
+                         "intent": {"thought": "Just need fish", "action": "Head to the river"},
+                         "reality": "Wolf blocks your path.", "others": ["wolf"]})
+        print(curator.character("bear").relationships["wolf"].recent_memories[0].content)
+
+Importing curator never imports a model client; the model path loads lazily.
+"""
+
+from curator.api import Curator, parse_turn
+from curator.config import CuratorConfig
+from curator.errors import (
+    ConflictingTurn,
+    CuratorError,
+    InvalidInput,
+    InvalidTurn,
+    TimeWentBackwards,
+    UnknownCharacter,
+    WorldFormatError,
+    WorldLocked,
+)
+from curator.models import Character, Gap, Intent, Memory, MemoryKind, Relationship, Tier, Turn
+from curator.results import ChangeSet, TurnResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ChangeSet", "Character", "ConflictingTurn", "Curator", "CuratorConfig", "CuratorError", "Gap",
+    "Intent", "InvalidInput", "InvalidTurn", "Memory", "MemoryKind", "Relationship", "Tier",
+    "TimeWentBackwards", "Turn", "TurnResult", "UnknownCharacter", "WorldFormatError",
+    "WorldLocked", "parse_turn",
+]

@@ -139,7 +139,8 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
         kind, valence, feeling = MemoryKind.RELATIONSHIP_EVENT, 0.1, "conflicted"
         content = f"When I tried to {action}, {_flow(clause, inp)}"
     elif role == "helper":
-        if reading.actor_danger:
+        hinted = turn.outcome is not None and turn.outcome.importance is not None
+        if reading.actor_danger and not hinted:
             importance = _clamp(importance + 0.15)  # a rescue from danger is defining
         kind, valence = MemoryKind.KINDNESS, 0.4 + 0.5 * importance
         if reading.actor_danger:
@@ -207,9 +208,10 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
     turn = inp.turn
     told = retell(turn.reality, perceiver=inp.perceiver, actor=turn.actor)
     roles = set(reading.roles.values())
+    acts = set(reading.acts_on.values())
     if reading.harm:
         feeling, valence = "shaken", -0.6
-    elif roles & {"hostile", "betrayer"}:
+    elif roles & {"hostile", "betrayer"} or "hostile" in acts:
         feeling, valence = "uneasy", -0.3
     elif "helper" in roles:
         feeling, valence = "impressed", 0.3
@@ -217,7 +219,7 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
         feeling, valence = "curious", 0.0
     drafts = [MemoryDraft(subject=turn.actor, content=sentence(f"I watched {display_name(turn.actor)}: {told}"),
                           kind=MemoryKind.WITNESSED, emotional_impact=feeling, valence=valence,
-                          importance=sig)]
+                          importance=sig, traits=reading.actor_traits[:4])]
     for other, role in reading.roles.items():
         if other == inp.perceiver or role == "present" or sig < 0.5 or len(drafts) >= 4:
             continue
@@ -312,7 +314,8 @@ def reconcile(inp: ReconcileInput) -> Reconciliation:
     """Hold both the old view and the new memory in one summary; move the bond toward the new."""
     m, rel = inp.memory, inp.relationship
     conflict = inp.contradiction
-    shift = round(_clamp(m.valence * 0.3 * m.importance, -0.5, 0.5), 3)
+    # Only a contradiction moves the bond here; a first impression is already in the feelings.
+    shift = round(_clamp(m.valence * 0.3 * m.importance, -0.5, 0.5), 3) if conflict else 0.0
     core = [c for c in rel.core if c.importance >= m.importance]
     defining = core[0].content if core else (m.content if m.importance >= 0.85 else None)
     summary = describe_relationship(rel.other, rel.traits, _clamp(rel.bond + shift, -1, 1), defining)

@@ -17,6 +17,19 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+_STOPWORDS = frozenset({
+    "the", "a", "an", "and", "or", "but", "to", "of", "in", "on", "at", "by", "for", "with", "from",
+    "into", "as", "is", "it", "its", "was", "are", "be", "i", "me", "my", "you", "your", "he", "she",
+    "his", "her", "him", "they", "them", "their", "this", "that", "then", "when", "while", "meant",
+    "tried", "so", "up", "out", "off", "over", "all", "just", "not", "no", "too", "very", "again",
+    "still", "one", "has", "have", "had", "did", "does", "do", "what", "who", "there", "here"})
+
+
+def content_words(text: str) -> set[str]:
+    """The words that carry an event: what dedup compares, so shared phrasing is not a repeat."""
+    return {w for w in tokens(text) if len(w) > 2 and w not in _STOPWORDS}
+
+
 def stem_hits(words: Iterable[str], stems: frozenset[str], exact: frozenset[str] = frozenset()) -> set[str]:
     """The stems (or exact words) that occur in `words`."""
     found: set[str] = set()
@@ -54,6 +67,9 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
                 "steps aside to let you", "lets you")
+# Acts on the actor that protect it, whatever else the verbs say ("guards you" vs "guards the bushes").
+RESCUE_PHRASES = ("frees you", "pulls you", "drags you", "saves you", "stands between", "guards you",
+                  "shields you", "protects you", "defends you", "watches over you", "covers you")
 # Acting against a third party on the actor's behalf: the agent helps, whatever the verbs say.
 PROTECT_PHRASES = ("fights off", "fought off", "drives off", "drove off", "drives the", "chases off",
                    "chases away", "scares off", "scares away", "fends off", "stands between",

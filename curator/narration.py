@@ -196,7 +196,7 @@ def describe_relationship(
     else:
         parts = [f"I do not know {name} well yet."]
     if defining:
-        parts.append(f"I will not forget this: {lower_first(defining.rstrip('.'))}.")
+        parts.append(f"I will not forget this: {defining.rstrip('.')}.")
     if negative and bond > 0.15:
         parts.append("Despite our disputes, there is respect between us.")
     elif positive and bond < -0.15:

@@ -48,6 +48,7 @@ class Reading:
     traits: dict[str, list[str]] = field(default_factory=dict)
     harm_by: set[str] = field(default_factory=set)
     acts_on: dict[str, str] = field(default_factory=dict)  # what the actor did: helped|hostile|met
+    actor_traits: list[str] = field(default_factory=list)  # what the actor's deeds show of it
     actor_harm: bool = False  # harm, danger and mortal danger to the actor itself
     actor_danger: bool = False
     actor_lethal: bool = False
@@ -111,8 +112,10 @@ def read_turn(turn: Turn) -> Reading:
         bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
     reading.failure = bool(lx.stem_hits(words, lx.FAIL, lx.FAIL_WORDS)) or any(
         p in lower for p in lx.FAIL_PHRASES)
-    reading.success = bool(lx.stem_hits(words, lx.SUCCESS)) or len(
-        action_words(turn.intent.action) & set(words)) >= 2
+    # The action's own words in the outcome ("swipe for a trout" … "a trout") mean success only
+    # when nothing in the text says it went wrong.
+    reading.success = bool(lx.stem_hits(words, lx.SUCCESS)) or (
+        not reading.failure and len(action_words(turn.intent.action) & set(words)) >= 2)
     reading.triumph = reading.success and bool(set(words) & lx.TRIUMPH_WORDS)
     reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE))
     reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
@@ -131,6 +134,10 @@ def read_turn(turn: Turn) -> Reading:
             reading.actor_lethal = reading.actor_lethal or (danger and (
                 bool(lx.stem_hits(clause.words, lx.LETHAL))
                 or any(p in text for p in lx.LETHAL_PHRASES)))
+    # "Steel jaws snap shut on your leg. Blood soaks the leaves.": when the actor is in danger
+    # and nobody else is said to be hurt, the blood is the actor's.
+    if reading.harm and reading.actor_danger and not reading.harm_by:
+        reading.actor_harm = True
     for other in turn.others:
         reading.roles.setdefault(other, "present")
     _apply_hints(turn, reading)
@@ -158,6 +165,10 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     if clause.by_actor:
         # The actor's own deed says nothing about the others' character.
         act = "hostile" if hostile else "helped" if helps else "met"
+        if clause.named and act != "met":
+            sign = 1 if act == "helped" else -1
+            shown = [t for t in lx.traits_of(w) if lx.trait_polarity(t) * sign > 0]
+            reading.actor_traits.extend(t for t in shown if t not in reading.actor_traits)
         for character in clause.named:
             reading.acts_on.setdefault(character, act)
             _set_role(reading, character, "present")
@@ -166,7 +177,7 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
         p in lower for p in lx.BETRAY_PHRASES)
     targets = [c for c in clause.named[1:] if c != agent]
     protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(
-        p in lower for p in ("frees you", "pulls you", "drags you", "saves you", "stands between")) or (
+        p in lower for p in lx.RESCUE_PHRASES) or (
         hostile and any(_threat(t, reading) for t in targets) and not _threat(agent, reading))
     traits = lx.traits_of(w)
     if protect:
@@ -233,9 +244,11 @@ def _gap(turn: Turn, reading: Reading) -> Gap:
     if (hostile and helped) or "mixed" in roles:
         return Gap.MIXED
     if hostile:
+        if reading.thwart or "betrayer" in roles:
+            return Gap.THWARTED
         if reading.success and not reading.failure and not reading.actor_harm:
             return Gap.MIXED
-        return Gap.THWARTED if reading.thwart or "betrayer" in roles else Gap.BLOCKED
+        return Gap.BLOCKED
     if reading.actor_harm:
         return Gap.BLOCKED
     if helped:

@@ -1,0 +1,330 @@
+"""The command line: play a transcript, observe a turn, show what a character remembers.
+
+Every command that touches a world takes `--db PATH` (default `$CURATOR_DB`, else
+`./curator.db`). Commands that show state take `--json` and then print one JSON document
+and nothing else. Errors are one line on stderr and a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from curator.api import Curator
+from curator.errors import CuratorError, InvalidTurn
+from curator.models import Character, Memory, display_name
+from curator.narration import feeling_words
+from curator.results import ChangeSet
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def db_option(fn: F) -> F:
+    return click.option("--db", "db", type=click.Path(dir_okay=False), envvar="CURATOR_DB",
+                        default="curator.db", show_default=True,
+                        help="World file (SQLite); default $CURATOR_DB, else ./curator.db")(fn)
+
+
+def json_option(fn: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document")(fn)
+
+
+def one_line_errors(fn: F) -> F:
+    """A CuratorError becomes one line on stderr and its exit code, never a traceback."""
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except CuratorError as error:
+            click.echo(f"Error: {error}", err=True)
+            sys.exit(error.exit_code)
+    return wrapper  # type: ignore[return-value]
+
+
+def _print_json(document: Any) -> None:
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+@click.group()
+@click.version_option(package_name="curator")
+def cli() -> None:
+    """curator: memories for game characters and agents.
+
+    A game calls curator after every turn with what a character meant to do and what
+    actually happened; curator keeps the memories (recent, long-term summary, core), lets
+    them fade, and works with no language model at all.
+    """
+
+
+def _turn_lines(path: Path) -> Iterator[tuple[int, str]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip() and not line.lstrip().startswith("#"):
+                yield number, line
+
+
+@cli.command()
+@click.argument("transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@db_option
+@json_option
+@one_line_errors
+def play(transcript: Path, db: str, as_json: bool) -> None:
+    """Feed a transcript (JSONL, one turn a line) to the world, turn by turn, as a game would.
+
+    Turns already in the world are skipped, so playing again after a crash resumes where it
+    stopped. Ends with what each character now remembers.
+    """
+    lines = list(_turn_lines(transcript))
+    totals = ChangeSet()
+    new = seen = 0
+    started = time.perf_counter()
+    with Curator(db) as curator:
+        show_bar = sys.stderr.isatty() and not as_json
+        with click.progressbar(lines, label="Playing", file=sys.stderr, show_pos=True,
+                               hidden=not show_bar) as bar:
+            for number, line in bar:
+                try:
+                    result = curator.observe(line)
+                except InvalidTurn as error:
+                    raise InvalidTurn(f"{transcript}:{number}: {error}") from error
+                if result.duplicate:
+                    seen += 1
+                    continue
+                new += 1
+                for name in ("formed", "reinforced", "archived", "forgotten", "promoted",
+                             "summaries_revised", "conflicts_resolved", "steps"):
+                    getattr(totals, name).extend(getattr(result, name))
+        elapsed = time.perf_counter() - started
+        characters = [curator.character(c) for c in curator.characters()]
+        counts = {c.id: curator.counts(c.id) for c in characters}
+    fallbacks = totals.fallbacks_by_reason()
+    summary = {
+        "transcript": str(transcript), "db": db, "turns": len(lines), "new": new,
+        "already_seen": seen, "seconds": round(elapsed, 3),
+        "formed": len(totals.formed), "reinforced": len(totals.reinforced),
+        "archived": len(totals.archived), "forgotten": len(totals.forgotten),
+        "promoted": len(totals.promoted), "summaries_revised": len(totals.summaries_revised),
+        "conflicts_resolved": len(totals.conflicts_resolved),
+        "model_calls": sum(1 for s in totals.steps if s.decided_by == "model"),
+        "fallbacks_by_reason": fallbacks,
+        "characters": {c.id: counts[c.id] for c in characters},
+    }
+    if as_json:
+        _print_json(summary)
+        return
+    click.echo(f"Played {len(lines)} turns from {transcript} into {db} "
+               f"({new} new, {seen} already seen) in {elapsed:.2f}s")
+    click.echo(f"Memories: {len(totals.formed)} formed, {len(totals.reinforced)} reinforced, "
+               f"{len(totals.archived)} archived, {len(totals.promoted)} made core; "
+               f"{len(totals.summaries_revised)} summaries revised, "
+               f"{len(totals.conflicts_resolved)} conflicts resolved")
+    steps = len(totals.steps)
+    per_turn = steps / new if new else 0.0
+    click.echo(f"Decisions: {steps} steps ({per_turn:.1f}/turn), model calls {summary['model_calls']}, "
+               "fallbacks: " + (", ".join(f"{n} ({r})" for r, n in fallbacks.items()) or "none"))
+    for character in characters:
+        click.echo("")
+        _print_character(character, counts[character.id], brief=True)
+
+
+def _strength_word(memory: Memory) -> str:
+    if memory.tier.value == "core":
+        return "core"
+    return "vivid" if memory.strength > 0.7 else "clear" if memory.strength > 0.4 else "faint"
+
+
+def _marker(memory: Memory) -> str:
+    return {"positive": "+", "negative": "-", "neutral": "·"}[memory.valence_label]
+
+
+def _print_character(character: Character, counts: dict[str, int], *, brief: bool = False,
+                     about: str | None = None) -> None:
+    own = character.self_memories
+    click.secho(f"{character.name}", bold=True, nl=False)
+    click.echo(f" — {counts['recent']} recent, {counts['core']} core, {counts['archived']} archived")
+    if character.persona:
+        click.echo(f"  persona: {character.persona}")
+    if about is None:
+        if own.immediate_context:
+            click.echo(f"  now: {own.immediate_context}")
+        for memory in own.core_memories:
+            click.echo(f"  core: {memory.content}")
+        if not brief:
+            for memory in own.recent_events:
+                click.echo(f"  {_marker(memory)} [{_strength_word(memory)}] {memory.content} "
+                           f"({memory.emotional_impact}, {memory.importance:.2f})")
+    for other, rel in sorted(character.relationships.items()):
+        if about is not None and other != about:
+            continue
+        click.echo(f"  {display_name(other)}: feels {feeling_words(rel.current_sentiment)} "
+                   f"({rel.current_sentiment:+.2f}), bond {feeling_words(rel.overall_bond, slow=True)} "
+                   f"({rel.overall_bond:+.2f}), {rel.interactions} interactions")
+        if rel.long_term_summary:
+            click.echo(f"     {rel.long_term_summary}")
+        for memory in rel.core_memories:
+            click.echo(f"     core: {memory.content}")
+        if not brief:
+            if rel.immediate_context:
+                click.echo(f"     now: {rel.immediate_context}")
+            for memory in rel.recent_memories:
+                click.echo(f"     {_marker(memory)} [{_strength_word(memory)}] {memory.content} "
+                           f"({memory.emotional_impact}, {memory.importance:.2f})")
+
+
+@cli.command()
+@click.option("--file", "file", type=click.File("r", encoding="utf-8"), default="-",
+              help="Turn JSON file (default: standard input)")
+@db_option
+@json_option
+@one_line_errors
+def observe(file: Any, db: str, as_json: bool) -> None:
+    """Observe one turn, given as a JSON object on stdin or in --file."""
+    text = file.read()
+    with Curator(db) as curator:
+        result = curator.observe(text)
+    if as_json:
+        _print_json(result.model_dump(mode="json"))
+        return
+    if result.duplicate:
+        click.echo(f"Turn {result.turn_id} was already observed; nothing changed.")
+        return
+    click.echo(f"Turn {result.turn_id} at {result.world_time}: {len(result.formed)} formed, "
+               f"{len(result.reinforced)} reinforced, {len(result.archived)} archived, "
+               f"{len(result.promoted)} made core ({result.elapsed_ms:.1f} ms)")
+    for change in result.formed:
+        about = display_name(change.subject) if change.subject else "self"
+        click.echo(f"  {display_name(change.owner)} → {about}: {change.content}")
+
+
+@cli.command()
+@click.argument("character")
+@click.option("--about", "about", help="Only the relationship with this character")
+@db_option
+@json_option
+@one_line_errors
+def show(character: str, about: str | None, db: str, as_json: bool) -> None:
+    """Show what CHARACTER remembers: self, relationships, summaries, core memories."""
+    with Curator(db) as curator:
+        document = curator.export_character(character)
+        char = curator.character(character)
+        counts = curator.counts(character)
+    key = about.strip().casefold() if about else None
+    if key is not None and key not in char.relationships:
+        raise click.ClickException(f"{char.name} has no memories about {about!r}")
+    if as_json:
+        if key is not None:
+            _print_json({"character": document["character"], "about": key,
+                         "relationship": document["relationships"][key]})
+        else:
+            _print_json(document)
+        return
+    _print_character(char, counts, about=key)
+
+
+@cli.command(name="characters")
+@db_option
+@json_option
+@one_line_errors
+def characters_command(db: str, as_json: bool) -> None:
+    """List the characters of the world with their memory counts."""
+    with Curator(db) as curator:
+        rows = [{"id": c, **curator.counts(c)} for c in curator.characters()]
+    if as_json:
+        _print_json(rows)
+        return
+    for row in rows:
+        click.echo(f"{row['id']}: {row['recent']} recent, {row['core']} core, {row['archived']} archived")
+
+
+def _print_changes(changes: ChangeSet, as_json: bool, headline: str) -> None:
+    if as_json:
+        _print_json(changes.model_dump(mode="json"))
+        return
+    click.echo(headline)
+    for summary in changes.summaries_revised:
+        click.echo(f"  {display_name(summary.owner)} on {display_name(summary.other)}: {summary.summary}")
+    for change in changes.promoted:
+        click.echo(f"  core: {change.content}")
+
+
+@cli.command(name="end-episode")
+@click.argument("character")
+@click.option("--with", "with_", help="Only the relationship with this character")
+@db_option
+@json_option
+@one_line_errors
+def end_episode(character: str, with_: str | None, db: str, as_json: bool) -> None:
+    """End an episode for CHARACTER: fold recent memories into summaries, consider core."""
+    with Curator(db) as curator:
+        changes = curator.end_episode(character, with_)
+    _print_changes(changes, as_json, f"Episode ended: {len(changes.summaries_revised)} summaries "
+                   f"revised, {len(changes.promoted)} made core, "
+                   f"{len(changes.archived) + len(changes.forgotten)} archived")
+
+
+@cli.command()
+@click.option("--until", "until", required=True, help="World time (ISO 8601) to fade memories to")
+@db_option
+@json_option
+@one_line_errors
+def fade(until: str, db: str, as_json: bool) -> None:
+    """Let memories fade with game time up to --until; fully faded ones go to the archive."""
+    with Curator(db) as curator:
+        changes = curator.fade(until)
+    if as_json:
+        _print_json(changes.model_dump(mode="json"))
+        return
+    click.echo(f"Faded to {until}: {len(changes.forgotten)} memories forgotten (archived)")
+    for change in changes.forgotten:
+        click.echo(f"  {display_name(change.owner)}: {change.content}")
+
+
+@cli.command(name="export")
+@click.argument("characters", nargs=-1)
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file instead of stdout")
+@db_option
+@one_line_errors
+def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> None:
+    """Export the world (or only CHARACTERS) as JSON in the shape of seed 001."""
+    with Curator(db) as curator:
+        if len(characters) == 1:
+            document = curator.export_character(characters[0])
+        else:
+            document = curator.export_world()
+            if characters:
+                wanted = {c.casefold() for c in characters}
+                document["characters"] = [d for d in document["characters"]
+                                          if d["character"]["id"] in wanted]
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if out is None:
+        click.echo(text)
+    else:
+        out.write_text(text + "\n", encoding="utf-8")
+        click.echo(f"Wrote {out}", err=True)
+
+
+@cli.command(name="import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--replace", is_flag=True, help="Overwrite characters that already exist")
+@db_option
+@one_line_errors
+def import_command(file: Path, replace: bool, db: str) -> None:
+    """Import characters from an export file (one character or a whole world)."""
+    try:
+        document = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise click.ClickException(f"{file} is not JSON: {error.msg} (line {error.lineno})") from error
+    if not isinstance(document, dict):
+        raise click.ClickException(f"{file} is not a curator export")
+    with Curator(db) as curator:
+        imported = curator.import_document(document, replace=replace)
+    click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")
+

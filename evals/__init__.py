@@ -1,0 +1,1 @@
+"""Benchmarks and evaluations of curator (run them with `python -m evals.bench`)."""

@@ -1,0 +1,45 @@
+"""Smoke test of the observe benchmark (evals/bench.py): it runs and reports sane figures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evals.bench import bench_observe, main, synthetic_turns
+
+KEYS = {"turns", "characters", "window", "p50_ms", "p95_ms", "p99_ms", "max_ms", "first_p50_ms",
+        "first_p95_ms", "last_p50_ms", "last_p95_ms", "growth_ratio", "throughput_tps", "db_mb",
+        "memories_formed", "memories_archived", "memories_forgotten", "targets"}
+
+
+def test_bench_observe_reports_sane_figures() -> None:
+    report = bench_observe(turns=200, characters=10)
+    assert report.keys() >= KEYS
+    assert report["turns"] == 200
+    assert report["characters"] == 10
+    assert 0 < report["p50_ms"] <= report["p95_ms"] <= report["p99_ms"] <= report["max_ms"]
+    assert report["db_mb"] > 0
+    assert report["throughput_tps"] > 0
+    assert report["memories_formed"] > 0
+    assert report["memories_archived"] >= 0
+    assert set(report["targets"]) == {"p50_ms", "p95_ms", "growth_ratio"}
+    assert all(isinstance(t["met"], bool) for t in report["targets"].values())
+
+
+def test_synthetic_session_is_deterministic_and_valid() -> None:
+    first, second = synthetic_turns(300, 10), synthetic_turns(300, 10)
+    assert first == second
+    times = [t["world_time"] for t in first]
+    assert times == sorted(times)
+    for turn in first:
+        assert turn["actor"] not in turn["others"] + turn["observers"]
+        assert len(set(turn["observers"])) == len(turn["observers"]) <= 2
+        assert len(turn["others"]) <= 2
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["observe", "--turns", "50", "--characters", "5", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report.keys() >= KEYS
+    assert report["turns"] == 50

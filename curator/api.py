@@ -233,7 +233,9 @@ class Curator:
 
     def export_character(self, character: str) -> dict[str, Any]:
         owner = self._known(character)
-        return character_document(self.character(owner), self.world.archived_memories(owner, any_subject=True))
+        return character_document(self.character(owner),
+                                  self.world.archived_memories(owner, any_subject=True),
+                                  self.world.clock())
 
     def export_world(self) -> dict[str, Any]:
         return world_document([self.export_character(c) for c in self.characters()], self.world.clock())

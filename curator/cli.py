@@ -52,7 +52,27 @@ def _print_json(document: Any) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
-@click.group()
+class OneLineErrors(click.Group):
+    """Click's usage errors as one line on stderr too ("Error: … (see curator play --help)")."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.UsageError as error:
+            where = error.ctx.command_path if error.ctx else "curator"
+            click.echo(f"Error: {error.format_message()} (see {where} --help)", err=True)
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            click.echo(f"Error: {error.format_message()}", err=True)
+            sys.exit(error.exit_code)
+        except click.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=OneLineErrors)
 @click.version_option(package_name="curator")
 def cli() -> None:
     """curator: memories for game characters and agents.

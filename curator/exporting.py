@@ -51,7 +51,9 @@ def memory_document(memory: Memory) -> dict[str, Any]:
     return doc
 
 
-def character_document(character: Character, archived: list[Memory]) -> dict[str, Any]:
+def character_document(character: Character, archived: list[Memory],
+                       as_of: datetime | None) -> dict[str, Any]:
+    """`as_of` is the world clock the strengths were read at; an import fades on from there."""
     own = character.self_memories
     relationships: dict[str, Any] = {}
     for other, rel in sorted(character.relationships.items()):
@@ -71,6 +73,7 @@ def character_document(character: Character, archived: list[Memory]) -> dict[str
     return {
         "format": "curator.character",
         "format_version": FORMAT_VERSION,
+        "as_of": iso(as_of) if as_of else None,
         "character": {"id": character.id, "name": character.name, "persona": character.persona},
         "self_memories": {
             "immediate_context": own.immediate_context,
@@ -87,7 +90,8 @@ def world_document(characters: list[dict[str, Any]], clock: datetime | None) -> 
             "clock": iso(clock) if clock else None, "characters": characters}
 
 
-def _memory_from(doc: Mapping[str, Any], owner: str, subject: str | None, tier: Tier) -> Memory:
+def _memory_from(doc: Mapping[str, Any], owner: str, subject: str | None, tier: Tier,
+                 as_of: str | None) -> Memory:
     created = doc.get("timestamp") or doc.get("created_at")
     return Memory.model_validate({
         "id": doc["id"], "owner": owner, "subject": subject, "content": doc["event"],
@@ -96,7 +100,7 @@ def _memory_from(doc: Mapping[str, Any], owner: str, subject: str | None, tier: 
         "valence": doc.get("valence", 0.0), "importance": doc.get("importance", 0.5), "tier": tier,
         "strength": doc.get("strength", 1.0), "recall_count": doc.get("recall_count", 0),
         "last_recalled": doc.get("last_recalled") or created, "created_at": created,
-        "strength_at": doc.get("last_recalled") or created,
+        "strength_at": as_of or doc.get("last_recalled") or created,
         "source_turns": doc.get("source_turns", []), "traits": doc.get("traits", []),
         "place": doc.get("place"), "domain": doc.get("domain"),
         "archived_at": doc.get("archived_at"), "archived_reason": doc.get("archived_reason"),
@@ -119,17 +123,34 @@ def import_document(world: World, document: Mapping[str, Any], *, replace: bool 
     imported = []
     for doc in docs:
         try:
-            imported.append(_import_character(world, doc, replace=replace))
+            as_of = doc.get("as_of") or document.get("clock")
+            imported.append(_import_character(world, doc, replace=replace, as_of=as_of))
+            _advance_clock(world, as_of)
         except (KeyError, TypeError, ValueError, ValidationError) as error:
             name = (doc.get("character") or {}).get("id", "?") if isinstance(doc, Mapping) else "?"
             raise WorldFormatError(f"character {name!r} in the export is malformed: {error}") from error
     return imported
 
 
-def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool) -> str:
+def _advance_clock(world: World, as_of: str | None) -> None:
+    """The imported strengths are as of the export's clock; the world's clock must not lag it."""
+    if not as_of:
+        return
+    clock = world.clock()
+    when = datetime.fromisoformat(as_of)
+    if clock is None or when > clock:
+        world.set_meta("clock", iso(when))
+
+
+def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool,
+                      as_of: str | None) -> str:
     info = doc["character"]
     owner = normalize_character_id(info["id"])
-    if world.character_row(owner) is not None:
+    # A character known only by name (created when another character's memories named it)
+    # holds nothing to overwrite.
+    holds_memories = world.character_row(owner) is not None and (
+        any(world.count_memories(owner).values()) or world.relationship_others(owner))
+    if holds_memories:
         if not replace:
             raise WorldFormatError(f"character {owner!r} already exists (use replace to overwrite)")
         world.delete_character_memories(owner)
@@ -158,7 +179,7 @@ def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool) ->
                     (rel_doc.get("archived_memories", []), other, Tier.ARCHIVED)]
     for items, subject, tier in batches:
         for item in items:
-            memory = _memory_from(item, owner, subject, tier)
+            memory = _memory_from(item, owner, subject, tier, as_of)
             if tier is Tier.ARCHIVED:
                 world.insert_archived(memory, seq)
             else:

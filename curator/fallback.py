@@ -26,10 +26,10 @@ from curator.inputs import (
     MemoryView,
     ReconcileInput,
 )
-from curator.lexicon import tokens
-from curator.models import Gap, MemoryKind, display_name
+from curator.lexicon import content_words
+from curator.models import Gap, MemoryKind, Turn, display_name
 from curator.narration import describe_relationship, lower_first, retell, sentence, summary_tone
-from curator.reading import Reading, action_words, read_turn
+from curator.reading import Reading, read_turn
 
 _GAP_WEIGHT = {Gap.SUCCEEDED: 0.0, Gap.FAILED: 0.15, Gap.BLOCKED: 0.2, Gap.THWARTED: 0.2,
                Gap.HELPED: 0.15, Gap.SURPRISED: 0.1, Gap.MIXED: 0.2}
@@ -40,13 +40,11 @@ def _clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:
     return max(low, min(high, value))
 
 
-def _similar_failures(recent_self: list[MemoryView], action: str) -> int:
-    wanted = action_words(action)
-    if not wanted:
-        return 0
-    needed = 1 if len(wanted) == 1 else max(2, (len(wanted) + 1) // 2)
+def _similar_failures(recent_self: list[MemoryView], turn: Turn) -> int:
+    """How many recent failures this turn repeats: three shared content words make a repeat."""
+    wanted = content_words(f"{turn.intent.action} {turn.reality}")
     return sum(1 for m in recent_self if m.kind in ("failure", "lesson_learned")
-               and len(wanted & set(tokens(m.content))) >= needed)
+               and len(wanted & content_words(m.content)) >= 3)
 
 
 def significance(inp: InterpretInput, reading: Reading) -> float:
@@ -74,7 +72,7 @@ def significance(inp: InterpretInput, reading: Reading) -> float:
     if reading.novelty or _first_meeting(inp, reading):
         score += 0.15
     if actor:
-        failures = _similar_failures(inp.recent_self, turn.intent.action)
+        failures = _similar_failures(inp.recent_self, turn)
         if (reading.gap in (Gap.SUCCEEDED, Gap.HELPED) and reading.success and not reading.failure
                 and (reading.triumph or failures)):
             score += 0.15 + (0.15 if reading.triumph and failures else 0.0)
@@ -95,8 +93,8 @@ def _perils(inp: InterpretInput, reading: Reading) -> tuple[bool, bool, bool]:
 
 
 def _first_meeting(inp: InterpretInput, reading: Reading) -> bool:
-    return any(rel.interactions == 0 and reading.roles.get(other, "present") != "present"
-               or rel.interactions == 0 and other in inp.turn.others
+    return any((rel.interactions == 0 and reading.roles.get(other, "present") != "present")
+               or (rel.interactions == 0 and other in inp.turn.others)
                for other, rel in inp.relationships.items())
 
 
@@ -172,7 +170,7 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
     turn = inp.turn
     told = retell(turn.reality, perceiver=inp.perceiver, actor=turn.actor)
     action = lower_first(turn.intent.action.rstrip(". "))
-    repeated = _similar_failures(inp.recent_self, turn.intent.action)
+    repeated = _similar_failures(inp.recent_self, turn)
     if reading.actor_harm or reading.actor_danger:
         kind, valence = MemoryKind.DANGER, -0.9 if reading.actor_harm else -0.6
         feeling = "terrified" if reading.actor_lethal else ("hurt" if reading.actor_harm else "afraid")
@@ -217,7 +215,8 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
         feeling, valence = "impressed", 0.3
     else:
         feeling, valence = "curious", 0.0
-    drafts = [MemoryDraft(subject=turn.actor, content=sentence(f"I watched {display_name(turn.actor)}: {told}"),
+    watched = sentence(f"I watched {display_name(turn.actor)}: {told}")
+    drafts = [MemoryDraft(subject=turn.actor, content=watched,
                           kind=MemoryKind.WITNESSED, emotional_impact=feeling, valence=valence,
                           importance=sig, traits=reading.actor_traits[:4])]
     for other, role in reading.roles.items():

@@ -24,25 +24,25 @@ _MEMORY_COLUMNS: dict[str, Any] = {
 
 @migrations()
 def m001_initial(db: Database) -> None:
-    db["meta"].create({"key": str, "value": str}, pk="key")
-    db["characters"].create(
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+    db.table("characters").create(
         {"id": str, "name": str, "persona": str, "immediate_context": str, "created_at": str,
          "last_seen": str},
         pk="id", not_null={"name"}, defaults={"persona": "", "immediate_context": ""})
-    db["relationships"].create(
+    db.table("relationships").create(
         {"owner": str, "other": str, "immediate_context": str, "long_term_summary": str,
          "current_sentiment": float, "overall_bond": float, "interactions": int, "traits": str,
          "first_met": str, "last_interaction": str},
         pk=("owner", "other"),
         foreign_keys=[("owner", "characters", "id"), ("other", "characters", "id")])
-    db["memories"].create(_MEMORY_COLUMNS, pk="id", not_null={"owner", "content", "kind", "tier"},
+    db.table("memories").create(_MEMORY_COLUMNS, pk="id", not_null={"owner", "content", "kind", "tier"},
                           foreign_keys=[("owner", "characters", "id")])
-    db["memories"].create_index(["owner", "subject", "tier", "seq"])
-    db["memory_archive"].create({**_MEMORY_COLUMNS, "archived_at": str, "archived_reason": str},
+    db.table("memories").create_index(["owner", "subject", "tier", "seq"])
+    db.table("memory_archive").create({**_MEMORY_COLUMNS, "archived_at": str, "archived_reason": str},
                                 pk="id", foreign_keys=[("owner", "characters", "id")])
-    db["memory_archive"].create_index(["owner", "subject", "seq"])
-    db["turns"].create(
+    db.table("memory_archive").create_index(["owner", "subject", "seq"])
+    db.table("turns").create(
         {"id": str, "seq": int, "world_time": str, "digest": str, "payload": str, "result": str,
          "received_at": str},
         pk="id", not_null={"seq", "world_time", "digest", "payload"})
-    db["turns"].create_index(["seq"], unique=True)
+    db.table("turns").create_index(["seq"], unique=True)

@@ -24,7 +24,7 @@ _OBJECT_AFTER = frozenset({"at", "to", "with", "for", "from", "past", "behind", 
                            "between", "let", "bit", "hit", "caught", "left", "told", "gave", "saw",
                            "made", "took", "brought", "found", "kept", "held", "led", "met", "sent",
                            "put", "set", "shot", "struck", "threw", "drove", "give", "tell", "show",
-                           "help", "see", "watch", "leave", "make", "let", "bring", "send", "follow",
+                           "help", "see", "watch", "leave", "make", "bring", "send", "follow",
                            "beat", "cut", "knocks", "ignore", "warn", "save", "join", "keep"})
 _NOT_VERBS = frozenset({"and", "but", "as", "when", "while", "so", "then", "the", "a", "an", "to",
                         "too", "both", "all", "alone", "again", "now", "still", "just", "only",

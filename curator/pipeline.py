@@ -113,7 +113,7 @@ class Curation:
             rel = threads[note.about].rel
             if rel is not None:
                 rel.immediate_context = note.text
-        for other, thread in threads.items():
+        for thread in threads.values():
             rel = thread.rel
             assert rel is not None
             rel.interactions += 1

@@ -25,7 +25,7 @@ from curator.models import display_name
 # inside <game_text>…</game_text>. A delimiter inside the text itself would let the game
 # text end its own block early, so such tags are neutralised before rendering.
 DATA_TAG = "game_text"
-_DELIMITER = re.compile(r"<\s*/?\s*" + DATA_TAG + r"[^>]*>", re.IGNORECASE)
+_DELIMITER = re.compile(r"<\s*/?\s*" + DATA_TAG + r"[^>]*>?", re.IGNORECASE)
 _HEADER_LINE = re.compile(r"^\s*([a-z_]+)\s*:(.*)$", re.MULTILINE)
 
 
@@ -51,6 +51,11 @@ def data_text(value: object) -> str:
     return _DELIMITER.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), str(value))
 
 
+def character_name(value: object) -> str:
+    """Filter `name`: a character id as memory text names it, 'old_oak' → 'Old Oak'."""
+    return display_name(str(value))  # str() makes a missing variable fail loudly
+
+
 def quoted_ids(values: list[str]) -> str:
     """Filter `ids`: ["bear", "wolf"] → '"bear", "wolf"', the exact ids a model must use."""
     return ", ".join(f'"{v}"' for v in values)
@@ -74,7 +79,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["data"] = data_text
     env.filters["ids"] = quoted_ids
-    env.filters["name"] = display_name
+    env.filters["name"] = character_name
     env.filters["signed"] = signed
     return env
 
@@ -98,7 +103,7 @@ def template_hash(template_name: str) -> str:
 
 
 def header(template_name: str) -> dict[str, str]:
-    """The `key: value` lines of the template's leading `{# … #}` comment (purpose, inputs, output)."""
+    """The `key: value` lines of the leading `{# … #}` comment: purpose, inputs, output."""
     source, _ = _source(template_name)
     if not source.lstrip().startswith("{#") or "#}" not in source:
         raise ValueError(f"{template_name}: no header comment ({{# purpose: … inputs: … #}})")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import TurnFactory
+
 from curator import Gap, Intent, MemoryKind, Turn
 from curator.decisions import Interpretation
 from curator.fallback import interpret

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from conftest import TurnFactory
+
 from curator import Curator, CuratorConfig, MemoryKind, Tier
 from curator.fading import RECALL_REFRESH, daily_rate, faded_strength, refresh
 from curator.models import Memory

@@ -100,9 +100,8 @@ def _first_meeting(inp: InterpretInput, reading: Reading) -> bool:
 
 def _flow(clause: str, inp: InterpretInput) -> str:
     """A retold clause that can follow 'but …' mid-sentence; names keep their capitals."""
-    names = {display_name(c) for c in inp.turn.characters}
-    first = clause.split(" ", 1)[0].rstrip(",.'s")
-    if first in names or first == "I":
+    names = [display_name(c) for c in inp.turn.characters]
+    if clause.startswith("I ") or any(clause.startswith(name) for name in names):
         return clause
     return lower_first(clause)
 

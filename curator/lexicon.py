@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
@@ -30,16 +31,22 @@ def content_words(text: str) -> set[str]:
     return {w for w in tokens(text) if len(w) > 2 and w not in _STOPWORDS}
 
 
+@lru_cache(maxsize=256)
+def _stem_pattern(stems: frozenset[str]) -> re.Pattern[str]:
+    # One alternation per stem set: a word matches if it is a stem plus at most three letters.
+    alternatives = "|".join(sorted((re.escape(s) for s in stems), key=len, reverse=True))
+    return re.compile(rf"^(?:{alternatives})[a-z']{{0,3}}$")
+
+
 def stem_hits(words: Iterable[str], stems: frozenset[str], exact: frozenset[str] = frozenset()) -> set[str]:
     """The stems (or exact words) that occur in `words`."""
+    pattern = _stem_pattern(stems)
     found: set[str] = set()
     for word in words:
         if word in exact:
             found.add(word)
-            continue
-        for stem in stems:
-            if word.startswith(stem) and len(word) - len(stem) <= 3:
-                found.add(stem)
+        elif pattern.match(word):
+            found.update(stem for stem in stems if word.startswith(stem) and len(word) - len(stem) <= 3)
     return found
 
 

@@ -46,3 +46,10 @@ def m001_initial(db: Database) -> None:
          "received_at": str},
         pk="id", not_null={"seq", "world_time", "digest", "payload"})
     db.table("turns").create_index(["seq"], unique=True)
+
+
+@migrations()
+def m002_sequence_indexes(db: Database) -> None:
+    # next_memory_seq() takes max(seq) on every turn; without these it scans a growing index.
+    db.table("memories").create_index(["seq"])
+    db.table("memory_archive").create_index(["seq"])

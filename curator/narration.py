@@ -28,7 +28,9 @@ _OBJECT_AFTER = frozenset({"at", "to", "with", "for", "from", "past", "behind", 
                            "beat", "cut", "knocks", "ignore", "warn", "save", "join", "keep"})
 _NOT_VERBS = frozenset({"and", "but", "as", "when", "while", "so", "then", "the", "a", "an", "to",
                         "too", "both", "all", "alone", "again", "now", "still", "just", "only",
-                        "also", "never", "always", "here", "there", "of", "in", "on", "at", "with"})
+                        "also", "never", "always", "here", "there", "of", "in", "on", "at", "with",
+                        "by", "from", "off", "away", "into", "onto", "out", "up", "down",
+                        "over", "until", "for", "before", "after", "around", "toward", "towards"})
 _MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "must", "might", "may",
                      "did", "had", "was", "were", "cannot", "can't", "won't", "didn't", "don't"})
 _IRREGULAR_3P = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was",
@@ -74,8 +76,12 @@ def retell(text: str, *, perceiver: str, actor: str) -> str:
         lower = part.lower()
         # A bare "you" is an object after a preposition or a verb that looks like one
         # ("blocks you", "warned you"); anywhere else it starts a clause ("as you reach").
-        object_slot = prev_word in _OBJECT_AFTER or (
-            prev_word not in _CLAUSE_OPENERS and prev_word.endswith(("s", "ed")) and len(prev_word) > 3)
+        after = _next_word(parts, i)
+        following = after[1].lower() if after else ""
+        object_slot = prev_word != "" and prev_word not in _CLAUSE_OPENERS and (
+            prev_word in _OBJECT_AFTER
+            or (prev_word.endswith(("s", "ed")) and len(prev_word) > 3)
+            or following in _NOT_VERBS or following == "" or _ends_clause(parts, i))
         subject_slot = prev_word == "" or not object_slot
         replacement: str | None = None
         if lower in ("you're", "you've", "you'd", "you'll"):
@@ -113,6 +119,11 @@ def retell(text: str, *, perceiver: str, actor: str) -> str:
             out.append(part)
         prev_word = lower
     return "".join(out)
+
+
+def _ends_clause(parts: list[str], i: int) -> bool:
+    """True when punctuation follows the word at i ('blocks you.', 'corner you, then')."""
+    return i + 1 < len(parts) and any(ch in parts[i + 1] for ch in ".;!?:,")
 
 
 def _next_word(parts: list[str], i: int) -> tuple[int, str] | None:

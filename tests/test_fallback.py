@@ -128,6 +128,9 @@ def test_repeated_failure_becomes_a_lesson(curator, make_turn: TurnFactory) -> N
     ("After a long wait you catch a fish.", "bear", "After a long wait I catch a fish."),
     ("You slip and your paw gets wet.", "owl", "Bear slips and Bear's paw gets wet."),
     ("Owl watches every move you make.", "owl", "I watch every move Bear makes."),
+    ("Wolf and Fox corner you by the rocks.", "bear", "Wolf and Fox corner me by the rocks."),
+    ("Wolf and Fox corner you by the rocks.", "owl", "Wolf and Fox corner Bear by the rocks."),
+    ("Wolf blocks you, then you back off.", "bear", "Wolf blocks me, then I back off."),
 ])
 def test_retelling_in_the_perceivers_voice(text: str, perceiver: str, expected: str) -> None:
     assert retell(text, perceiver=perceiver, actor="bear") == expected

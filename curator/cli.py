@@ -113,7 +113,9 @@ def play(transcript: Path, db: str, as_json: bool) -> None:
                 try:
                     result = curator.observe(line)
                 except InvalidTurn as error:
-                    raise InvalidTurn(f"{transcript}:{number}: {error}") from error
+                    # Turns before this line are committed; fix the line and play again to resume.
+                    click.echo(f"Error: {transcript}:{number}: {error}", err=True)
+                    sys.exit(error.exit_code)
                 if result.duplicate:
                     seen += 1
                     continue

@@ -594,3 +594,20 @@ def test_default_world_is_curator_db_in_the_working_directory(
     monkeypatch.chdir(tmp_path)
     ok(invoke(runner, "observe", input=json.dumps(a_turn()), env={"CURATOR_DB": None}))
     assert turn_count(tmp_path / "curator.db") == 1
+
+
+def test_play_stops_at_a_bad_line_keeps_what_came_before_and_resumes(tmp_path: Path) -> None:
+    good = TRANSCRIPT.read_text().splitlines()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join([*good[:3], '{"id": "oops"}', *good[3:5]]) + "\n")
+    db = str(tmp_path / "w.db")
+    result = CliRunner().invoke(cli, ["play", str(broken), "--db", db])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"Error: {broken}:4: invalid turn: turn 'oops': "
+                                     "field 'world_time': Field required")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select count(*) from turns").fetchone()[0] == 3
+    conn.close()
+    broken.write_text("\n".join([*good[:3], *good[3:5]]) + "\n")
+    again = CliRunner().invoke(cli, ["play", str(broken), "--db", db])
+    assert again.exit_code == 0 and "(2 new, 3 already seen)" in again.stdout

@@ -20,7 +20,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from curator import steps
 from curator.config import CuratorConfig
 from curator.errors import (
     ConflictingTurn,
@@ -32,7 +31,6 @@ from curator.errors import (
 )
 from curator.exporting import character_document, import_document, world_document
 from curator.fading import faded_strength
-from curator.inputs import ConsolidateInput, RelationView
 from curator.models import (
     Character,
     Relationship,
@@ -43,8 +41,8 @@ from curator.models import (
     normalize_character_id,
     to_utc,
 )
-from curator.pipeline import Curation, memory_change
-from curator.results import ChangeSet, SummaryChange, TurnResult
+from curator.pipeline import Curation
+from curator.results import ChangeSet, TurnResult
 from curator.steps import Decider, FallbackDecider
 from curator.store import World, open_world
 
@@ -143,28 +141,7 @@ class Curator:
                 others = [other]
             curation = Curation(world, self.config, self.decider)
             for other in others:
-                thread = curation.relationship_thread(owner, other, now)
-                rel = thread.rel
-                if rel is None or not thread.recent:
-                    continue
-                decision, record = self.decider.decide(steps.CONSOLIDATE, ConsolidateInput(
-                    owner=owner, persona=curation.persona(owner), other=other,
-                    relationship=RelationView.of(rel),
-                    episode_core_threshold=self.config.episode_core_threshold), character=owner)
-                curation.changes.steps.append(record)
-                rel.long_term_summary = decision.summary
-                rel.overall_bond = max(-1.0, min(1.0, rel.overall_bond + decision.bond_shift))
-                curation.changes.summaries_revised.append(SummaryChange(
-                    owner=owner, other=other, summary=decision.summary, step="consolidate",
-                    reason=decision.reason))
-                chosen = set(decision.core_memory_ids)
-                for memory in [m for m in thread.recent if m.id in chosen]:
-                    curation.promote(thread, memory, "chosen at episode end")
-                keep = self.config.episode_keep_recent
-                for memory in thread.recent[: max(0, len(thread.recent) - keep)]:
-                    world.archive_memory(memory, reason="consolidated", at=now)
-                    thread.recent.remove(memory)
-                world.save_relationship(rel)
+                curation.end_episode(owner, other, now)
         return curation.changes
 
     def fade(self, until: datetime | str | None = None) -> ChangeSet:
@@ -178,12 +155,7 @@ class Curator:
                 raise InvalidInput(f"{iso(when)} is before the world clock {iso(clock)}", field="until")
             curation = Curation(world, self.config, self.decider)
             for memory in world.recent_memories_before(when):
-                strength = faded_strength(memory, memory.strength_at or memory.created_at, when)
-                memory.strength, memory.strength_at = strength, when
-                if strength <= 0.0:
-                    world.archive_memory(memory, reason="forgotten", at=when)
-                    curation.changes.forgotten.append(memory_change(memory, "strength faded to zero"))
-                else:
+                if not curation.fade_memory(memory, when):
                     world.update_memory(memory)
             world.set_meta("clock", iso(when))
         return curation.changes

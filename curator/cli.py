@@ -233,13 +233,17 @@ def observe(file: Any, db: str, as_json: bool) -> None:
 @one_line_errors
 def show(character: str, about: str | None, db: str, as_json: bool) -> None:
     """Show what CHARACTER remembers: self, relationships, summaries, core memories."""
-    with Curator(db) as curator:
-        document = curator.export_character(character)
-        char = curator.character(character)
-        counts = curator.counts(character)
     key = about.strip().casefold() if about else None
-    if key is not None and key not in char.relationships:
-        raise click.ClickException(f"{char.name} has no memories about {about!r}")
+    with Curator(db) as curator:
+        if as_json:  # export_character reads the character itself: read it once
+            document = curator.export_character(character)
+            name, others = document["character"]["name"], document["relationships"]
+        else:
+            char = curator.character(character)
+            counts = curator.counts(character)
+            name, others = char.name, char.relationships
+    if key is not None and key not in others:
+        raise click.ClickException(f"{name} has no memories about {about!r}")
     if as_json:
         if key is not None:
             _print_json({"character": document["character"], "about": key,

@@ -19,6 +19,7 @@ from curator.config import CuratorConfig
 from curator.decisions import MemoryDraft
 from curator.fading import REINFORCE_REFRESH, faded_strength, refresh
 from curator.inputs import (
+    ConsolidateInput,
     CoreReviewInput,
     FadeReviewInput,
     InterpretInput,
@@ -79,17 +80,21 @@ class Curation:
         self.fade_thread(thread, now)
         return thread
 
+    def fade_memory(self, memory: Memory, now: datetime) -> bool:
+        """Bring one memory's strength up to `now`; archive it as forgotten at zero (True)."""
+        memory.strength = faded_strength(memory, memory.strength_at or memory.created_at, now)
+        memory.strength_at = now
+        if memory.strength > 0.0:
+            return False
+        self.world.archive_memory(memory, reason="forgotten", at=now)
+        self.changes.forgotten.append(memory_change(memory, "strength faded to zero"))
+        return True
+
     def fade_thread(self, thread: Thread, now: datetime) -> None:
-        """Bring loaded strengths up to `now`; archive what has faded to nothing."""
+        """Bring loaded strengths up to `now` (in memory only); archive what faded to nothing."""
         for memory in list(thread.recent):
-            strength = faded_strength(memory, memory.strength_at or memory.created_at, now)
-            if strength == memory.strength:
-                continue
-            memory.strength, memory.strength_at = strength, now
-            if strength <= 0.0:
+            if self.fade_memory(memory, now):
                 thread.recent.remove(memory)
-                self.world.archive_memory(memory, reason="forgotten", at=now)
-                self.changes.forgotten.append(memory_change(memory, "strength faded to zero"))
 
     # -- one perceiver of one turn ---------------------------------------------------------
 
@@ -263,6 +268,33 @@ class Curation:
         self.changes.summaries_revised.append(change)
         if decision.conflict:
             self.changes.conflicts_resolved.append(change)
+
+
+    def end_episode(self, owner: str, other: str, now: datetime) -> None:
+        """Seed 001 'after contracts end': fold the recent memories about `other` into the
+        summary, make the chosen ones core, archive all but the last few as consolidated."""
+        thread = self.relationship_thread(owner, other, now)
+        rel = thread.rel
+        if rel is None or not thread.recent:
+            return
+        inputs = ConsolidateInput(owner=owner, persona=self.persona(owner), other=other,
+                                  relationship=RelationView.of(rel),
+                                  episode_core_threshold=self.config.episode_core_threshold)
+        decision, record = self.decider.decide(steps.CONSOLIDATE, inputs, character=owner)
+        self.changes.steps.append(record)
+        rel.long_term_summary = decision.summary
+        rel.overall_bond = _clamp(rel.overall_bond + decision.bond_shift)
+        self.changes.summaries_revised.append(SummaryChange(
+            owner=owner, other=other, summary=decision.summary, step="consolidate",
+            reason=decision.reason))
+        chosen = set(decision.core_memory_ids)
+        for memory in [m for m in thread.recent if m.id in chosen]:
+            self.promote(thread, memory, "chosen at episode end")
+        keep = self.config.episode_keep_recent
+        for memory in thread.recent[: max(0, len(thread.recent) - keep)]:
+            self.world.archive_memory(memory, reason="consolidated", at=now)
+            thread.recent.remove(memory)
+        self.world.save_relationship(rel)
 
 
 def _unseen_intent() -> Intent:

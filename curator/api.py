@@ -6,6 +6,11 @@
 
 Every write is one transaction. A turn is validated before anything is written; a turn id
 seen before returns the stored result (marked `duplicate`) and changes nothing.
+
+With a model (`model=` or `$CURATOR_MODEL`), decisions are asked of it outside the
+transaction, in rounds (rounds.py): the characters who perceived a turn are curated
+concurrently, `observe_many` and `aobserve_many` take whole batches, and every call is
+logged in the world's `calls` table.
 """
 
 from __future__ import annotations
@@ -13,13 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from curator.calls import CallRecord, log_calls, read_calls
 from curator.config import CuratorConfig
 from curator.errors import (
     ConflictingTurn,
@@ -31,6 +37,7 @@ from curator.errors import (
 )
 from curator.exporting import character_document, import_document, world_document
 from curator.fading import faded_strength
+from curator.llm import ModelGateway, ModelSettings
 from curator.models import (
     Character,
     Relationship,
@@ -43,8 +50,18 @@ from curator.models import (
 )
 from curator.pipeline import Curation
 from curator.results import ChangeSet, TurnResult
+from curator.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.steps import Decider, FallbackDecider
 from curator.store import World, open_world
+
+R = TypeVar("R")
+
+
+class _DryRun(Exception):
+    """Raised inside a transaction to roll back an attempt that must not commit yet."""
+
+    def __init__(self, result: Any):
+        self.result = result
 
 
 def parse_turn(data: Turn | Mapping[str, Any] | str | bytes) -> Turn:
@@ -78,12 +95,20 @@ class Curator:
     """Memories for the characters of one world (one SQLite file)."""
 
     def __init__(self, db: str | Path = "curator.db", *, config: CuratorConfig | None = None,
-                 decider: Decider | None = None):
+                 model: ModelSettings | str | None = None, decider: Decider | None = None):
+        """`model`: a litellm model name or `ModelSettings`; None reads `$CURATOR_MODEL`, and
+        with neither every step is decided by its fallback. `decider` replaces both."""
         self.config = config or CuratorConfig()
         self.decider: Decider = decider or FallbackDecider()
+        settings = None
+        if decider is None:
+            settings = model if isinstance(model, ModelSettings) else ModelSettings.from_env(model=model)
+        self.gateway: ModelGateway | None = ModelGateway(settings) if settings is not None else None
         self.world: World = open_world(db, busy_timeout_ms=self.config.busy_timeout_ms)
 
     def close(self) -> None:
+        if self.gateway is not None:
+            self.gateway.close()
         self.world.close()
 
     def __enter__(self) -> Curator:
@@ -98,51 +123,151 @@ class Curator:
         """Curate one turn for the actor and every observer, in one transaction."""
         started = time.perf_counter()
         turn = parse_turn(data)
+        if self.gateway is None:
+            return self._attempt_turn(turn, self.decider, commit=True, started=started)
+        return self._drive([self._turn_unit(turn, started)])[0]
+
+    def observe_many(self, turns: Iterable[Turn | Mapping[str, Any] | str | bytes]) -> list[TurnResult]:
+        """Curate a batch of turns in order, asking the model for many at once.
+
+        Every turn is validated before any is curated. Turns commit one by one, in order; if
+        one fails (its time went backwards, say), the turns before it stay committed."""
+        parsed = [parse_turn(t) for t in turns]
+        if self.gateway is None:
+            return [self.observe(turn) for turn in parsed]
+        results: list[TurnResult] = []
+        for wave in _waves(parsed):
+            results.extend(self._drive([self._turn_unit(t, time.perf_counter()) for t in wave]))
+        return results
+
+    async def aobserve(self, data: Turn | Mapping[str, Any] | str | bytes) -> TurnResult:
+        """`observe` for asyncio: model calls are awaited, the database work is brief."""
+        return (await self.aobserve_many([data]))[0]
+
+    async def aobserve_many(self, turns: Iterable[Turn | Mapping[str, Any] | str | bytes]
+                            ) -> list[TurnResult]:
+        """`observe_many` for asyncio, with at most `concurrency` model calls in flight."""
+        parsed = [parse_turn(t) for t in turns]
+        if self.gateway is None:
+            return [self.observe(turn) for turn in parsed]
+        results: list[TurnResult] = []
+        for wave in _waves(parsed):
+            results.extend(await self._adrive([self._turn_unit(t, time.perf_counter()) for t in wave]))
+        return results
+
+    def calls(self, *, turn_id: str | None = None, character: str | None = None,
+              outcome: Literal["model", "fallback"] | None = None, limit: int | None = None
+              ) -> list[CallRecord]:
+        """The model call log, oldest first (the last `limit` calls when given)."""
+        who = self._id(character) if character is not None else None
+        return read_calls(self.world, turn_id=turn_id, character=who, outcome=outcome, limit=limit)
+
+    def _turn_unit(self, turn: Turn, started: float) -> Unit[TurnResult]:
+        def attempt(decider: BookDecider, commit: bool) -> TurnResult:
+            return self._attempt_turn(turn, decider, commit=commit, started=started)
+        return Unit(attempt, turn_id=turn.id)
+
+    def _attempt_turn(self, turn: Turn, decider: Decider, *, commit: bool, started: float) -> TurnResult:
         payload = turn.model_dump_json(exclude_none=True)
         digest = hashlib.sha256(payload.encode()).hexdigest()
-        with self.world.transaction() as world:
-            logged = world.logged_turn(turn.id)
-            if logged is not None:
-                if logged[0] != digest:
-                    raise ConflictingTurn("this id was already observed with different content",
-                                          field="id", turn_id=turn.id)
-                previous = TurnResult.model_validate_json(logged[1] or "{}")
-                return previous.model_copy(update={"duplicate": True})
-            clock = world.clock()
-            if clock is not None and turn.world_time < clock:
-                raise TimeWentBackwards(f"{iso(turn.world_time)} is before the world clock "
-                                        f"{iso(clock)}", field="world_time", turn_id=turn.id)
-            curation = Curation(world, self.config, self.decider)
-            for character in turn.characters:
-                if world.ensure_character(character, turn.world_time):
-                    curation.changes.created_characters.append(character)
-            curation.perceive(turn, turn.actor, "actor")
-            for observer in turn.observers:
-                curation.perceive(turn, observer, "observer")
-            result = TurnResult(turn_id=turn.id, world_time=iso(turn.world_time),
-                                **curation.changes.model_dump())
-            result.elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
-            world.log_turn(turn_id=turn.id, seq=world.next_turn_seq(), world_time=turn.world_time,
-                           digest=digest, payload=payload, result=result.model_dump_json(),
-                           received_at=iso(datetime.now(UTC)))
-            world.set_meta("clock", iso(turn.world_time))
+        try:
+            with self.world.transaction() as world:
+                logged = world.logged_turn(turn.id)
+                if logged is not None:
+                    if logged[0] != digest:
+                        raise ConflictingTurn("this id was already observed with different content",
+                                              field="id", turn_id=turn.id)
+                    previous = TurnResult.model_validate_json(logged[1] or "{}")
+                    return previous.model_copy(update={"duplicate": True})
+                clock = world.clock()
+                if clock is not None and turn.world_time < clock:
+                    raise TimeWentBackwards(f"{iso(turn.world_time)} is before the world clock "
+                                            f"{iso(clock)}", field="world_time", turn_id=turn.id)
+                curation = Curation(world, self.config, decider)
+                for character in turn.characters:
+                    if world.ensure_character(character, turn.world_time):
+                        curation.changes.created_characters.append(character)
+                pending: list[Request] = []
+                perceivers: list[tuple[str, Literal["actor", "observer"]]] = [(turn.actor, "actor")]
+                perceivers += [(observer, "observer") for observer in turn.observers]
+                for character, role in perceivers:
+                    # A character waiting for a decision does not stop the others from asking
+                    # for theirs: each perceiver reads and writes only its own memories.
+                    try:
+                        curation.perceive(turn, character, role)
+                    except Pending as waiting:
+                        pending.extend(waiting.requests)
+                if pending:
+                    raise Pending(pending)
+                result = TurnResult(turn_id=turn.id, world_time=iso(turn.world_time),
+                                    **curation.changes.model_dump())
+                result.elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+                world.log_turn(turn_id=turn.id, seq=world.next_turn_seq(), world_time=turn.world_time,
+                               digest=digest, payload=payload, result=result.model_dump_json(),
+                               received_at=iso(datetime.now(UTC)))
+                world.set_meta("clock", iso(turn.world_time))
+                if not commit:
+                    raise _DryRun(result)
+        except _DryRun as dry:
+            return dry.result  # type: ignore[no-any-return]
         return result
+
+    def _drive(self, units: Sequence[Unit[R]]) -> list[R]:
+        """Run units to completion, each round of model calls in the gateway's thread pool."""
+        assert self.gateway is not None
+        rounds = run_rounds(units)
+        try:
+            requests = next(rounds)
+            while True:
+                answers = self.gateway.call_many(requests)
+                self._log(answers)
+                requests = rounds.send(answers)
+        except StopIteration as finished:
+            return finished.value  # type: ignore[no-any-return]
+
+    async def _adrive(self, units: Sequence[Unit[R]]) -> list[R]:
+        assert self.gateway is not None
+        rounds = run_rounds(units)
+        try:
+            requests = next(rounds)
+            while True:
+                answers = await self.gateway.acall_many(requests)
+                self._log(answers)
+                requests = rounds.send(answers)
+        except StopIteration as finished:
+            return finished.value  # type: ignore[no-any-return]
+
+    def _log(self, answers: list[Answer]) -> None:
+        with self.world.transaction() as world:
+            log_calls(world, [a.call for a in answers if a.call is not None])
 
     def end_episode(self, character: str, with_: str | None = None) -> ChangeSet:
         """Seed 001 'after contracts end': fold recent memories into summaries, consider core."""
         owner = self._known(character)
-        with self.world.transaction() as world:
-            now = world.clock() or datetime.now(UTC)
-            others = world.relationship_others(owner)
-            if with_ is not None:
-                other = with_.strip().casefold()
-                if other not in others:
-                    raise UnknownCharacter(other, known=others)
-                others = [other]
-            curation = Curation(world, self.config, self.decider)
-            for other in others:
-                curation.end_episode(owner, other, now)
-        return curation.changes
+        if with_ is not None:
+            other = with_.strip().casefold()
+            known = self.world.relationship_others(owner)
+            if other not in known:
+                raise UnknownCharacter(other, known=known)
+
+        def attempt(decider: Decider, commit: bool) -> ChangeSet:
+            try:
+                with self.world.transaction() as world:
+                    now = world.clock() or datetime.now(UTC)
+                    others = ([with_.strip().casefold()] if with_ is not None
+                              else world.relationship_others(owner))
+                    curation = Curation(world, self.config, decider)
+                    for other in others:
+                        curation.end_episode(owner, other, now)
+                    if not commit:
+                        raise _DryRun(curation.changes)
+            except _DryRun as dry:
+                return dry.result  # type: ignore[no-any-return]
+            return curation.changes
+
+        if self.gateway is None:
+            return attempt(self.decider, True)
+        return self._drive([Unit(attempt)])[0]
 
     def fade(self, until: datetime | str | None = None) -> ChangeSet:
         """Apply time fading to every recent memory up to `until` (default: the world clock)."""
@@ -229,6 +354,21 @@ class Curator:
         if self.world.character_row(key) is None:
             raise UnknownCharacter(key, known=self.world.character_ids())
         return key
+
+
+def _waves(turns: list[Turn]) -> list[list[Turn]]:
+    """Split a batch, in order, into runs of turns that share no perceiver: the turns of one
+    run can ask for their decisions together, since none changes what another will be asked."""
+    waves: list[list[Turn]] = []
+    seen: set[str] = set()
+    for turn in turns:
+        perceivers = {turn.actor, *turn.observers}
+        if not waves or perceivers & seen:
+            waves.append([])
+            seen = set()
+        waves[-1].append(turn)
+        seen |= perceivers
+    return waves
 
 
 def _parse_time(value: datetime | str, field: str) -> datetime:

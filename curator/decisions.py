@@ -6,23 +6,73 @@ model that breaks them is told exactly what was wrong when it is asked again. Th
 fallback in `fallback.py` returns the same types, so nothing downstream knows or cares
 which one decided.
 
-Validation context (passed as `context=` to `model_validate`) may carry
-`allowed_subjects`: the characters a memory of this turn may be about.
+Validation context may carry `allowed_subjects`: the characters a memory of this turn may
+be about. It comes from `context=` of `model_validate`, or, when that is empty, from
+`validation_scope()`: the model gateway uses the scope because instructor treats its own
+`context=` as Jinja variables and would render game text inside the messages as a template.
+
+The JSON schema a model is shown is compact (no titles, no class docstrings): the template
+already explains each field, and every schema token is paid on every call.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode
 
 from curator.models import Gap, MemoryKind
 
 MAX_MEMORIES_PER_TURN = 4
 
 
+_SCOPE: ContextVar[dict[str, Any] | None] = ContextVar("curator_validation_scope", default=None)
+
+
+@contextmanager
+def validation_scope(context: dict[str, Any] | None) -> Iterator[None]:
+    """Validate decisions made inside this block against `context` (per thread and per task)."""
+    token = _SCOPE.set(context)
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def _context(info: ValidationInfo) -> dict[str, Any]:
+    return info.context or _SCOPE.get() or {}
+
+
+class _CompactSchema(GenerateJsonSchema):
+    """Drops titles and model docstrings; keeps field descriptions, enums and ranges."""
+
+    def generate(self, schema: Any, mode: JsonSchemaMode = "validation") -> Any:
+        return _strip(super().generate(schema, mode), top=True)
+
+
+def _strip(node: Any, *, top: bool = False) -> Any:
+    if isinstance(node, dict):
+        is_model = node.get("type") == "object" or "enum" in node
+        return {key: _strip(value) for key, value in node.items()
+                if key != "title" and not (key == "description" and (top or is_model))}
+    if isinstance(node, list):
+        return [_strip(value) for value in node]
+    return node
+
+
 class _Decision(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def model_json_schema(cls, by_alias: bool | None = True, ref_template: str = DEFAULT_REF_TEMPLATE,
+                          schema_generator: type[GenerateJsonSchema] = _CompactSchema,
+                          mode: JsonSchemaMode = "validation", **kwargs: Any) -> dict[str, Any]:
+        return super().model_json_schema(by_alias=by_alias, ref_template=ref_template,
+                                         schema_generator=schema_generator, mode=mode, **kwargs)
 
 
 class MemoryDraft(_Decision):
@@ -89,7 +139,7 @@ class Interpretation(_Decision):
 
     @model_validator(mode="after")
     def _subjects_were_involved(self, info: ValidationInfo) -> Interpretation:
-        allowed = (info.context or {}).get("allowed_subjects")
+        allowed = _context(info).get("allowed_subjects")
         if allowed is None:
             return self
         allowed_set = set(allowed)

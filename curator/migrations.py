@@ -53,3 +53,16 @@ def m002_sequence_indexes(db: Database) -> None:
     # next_memory_seq() takes max(seq) on every turn; without these it scans a growing index.
     db.table("memories").create_index(["seq"])
     db.table("memory_archive").create_index(["seq"])
+
+
+@migrations()
+def m003_model_calls(db: Database) -> None:
+    # One row per model call (a step asked of a model, its retries included), like llm's log.
+    db.table("calls").create(
+        {"id": str, "seq": int, "turn_id": str, "character": str, "step": str, "template": str,
+         "template_hash": str, "model": str, "messages": str, "response": str, "decision": str,
+         "error": str, "outcome": str, "reason": str, "attempts": int, "prompt_tokens": int,
+         "completion_tokens": int, "cost": float, "latency_ms": float, "started_at": str},
+        pk="id", not_null={"seq", "step", "model", "outcome"})
+    db.table("calls").create_index(["seq"], unique=True)
+    db.table("calls").create_index(["turn_id"])

@@ -1,0 +1,369 @@
+"""The model gateway: the one module that imports litellm and instructor, and only on first use.
+
+A `ModelGateway` answers `Request`s (rounds.py): it renders the step's template, asks the
+model through litellm for the step's decision model with instructor (a validation error is
+sent back to the model, `retries` times), and returns an `Answer`. When the model cannot
+answer (no model, timeout, connection error, rate limit or server error after retries,
+invalid answers after retries, a refusal, an empty answer) the step's deterministic
+fallback decides and the answer says why. It never returns an empty decision.
+
+Settings come from `ModelSettings` or the environment (`CURATOR_MODEL`, `CURATOR_API_BASE`,
+`CURATOR_API_KEY`, `CURATOR_TIMEOUT`, `CURATOR_RETRIES`, `CURATOR_TEMPERATURE`,
+`CURATOR_MODE`, `CURATOR_CONCURRENCY`, `CURATOR_MAX_TOKENS`, `CURATOR_RECORD`).
+
+Every request carries two headers, `X-Curator-Template` (name@hash) and `X-Curator-Schema`
+(the decision schema's hash): recorded fixtures are keyed by them (fixtures.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from curator import prompts
+from curator.calls import CallRecord
+from curator.decisions import validation_scope
+from curator.errors import InvalidInput
+from curator.models import iso
+from curator.results import StepRecord
+from curator.rounds import Answer, Request
+
+log = logging.getLogger("curator.llm")
+
+Mode = Literal["json_schema", "json", "md_json", "tools"]
+SYSTEM_PROMPT = ("You keep the memories of one character in a game. Answer with one JSON object "
+                 "and nothing else.")
+# Worth asking again after a pause; a timeout is not retried: each one already cost `timeout`.
+TRANSIENT = frozenset({"rate limited", "server error", "connection error"})
+_ENV = {"api_base": "CURATOR_API_BASE", "api_key": "CURATOR_API_KEY", "timeout": "CURATOR_TIMEOUT",
+        "retries": "CURATOR_RETRIES", "temperature": "CURATOR_TEMPERATURE", "mode": "CURATOR_MODE",
+        "concurrency": "CURATOR_CONCURRENCY", "max_tokens": "CURATOR_MAX_TOKENS",
+        "record_dir": "CURATOR_RECORD"}
+
+
+class ModelSettings(BaseModel):
+    """Which model answers the steps, and how patiently."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = Field(min_length=1, description="as litellm names it: gpt-4o-mini, ollama/llama3.1, "
+                                                 "openai/<name> with api_base for any compatible server")
+    api_base: str | None = None
+    api_key: str | None = Field(default=None, repr=False, exclude=True)
+    timeout: float = Field(default=30.0, gt=0, description="seconds for one HTTP call")
+    retries: int = Field(default=2, ge=0, le=10, description="re-asks after an invalid answer")
+    transport_retries: int = Field(default=2, ge=0, le=10,
+                                   description="new tries after a 429, a 5xx or a lost connection")
+    backoff: float = Field(default=0.5, ge=0, description="seconds before the first transport retry")
+    temperature: float = Field(default=0.2, ge=0, le=2)
+    max_tokens: int = Field(default=1024, ge=16)
+    mode: Mode = Field(default="json_schema", description="how instructor asks for JSON")
+    concurrency: int = Field(default=8, ge=1, le=256, description="model calls in flight at once")
+    record_dir: Path | None = Field(default=None, description="save each provider response here")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ModelSettings | None:
+        """Settings from CURATOR_* variables, `overrides` winning; None when no model is named."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {"model": env.get("CURATOR_MODEL")}
+        values.update({field: env[var] for field, var in _ENV.items() if env.get(var)})
+        values.update({key: value for key, value in overrides.items() if value is not None})
+        if not values.get("model"):
+            return None
+        try:
+            return cls.model_validate(values)
+        except ValidationError as error:
+            first = error.errors()[0]
+            raise InvalidInput(first["msg"], field=".".join(map(str, first["loc"]))) from error
+
+
+def schema_hash(decision: type[BaseModel]) -> str:
+    text = json.dumps(decision.model_json_schema(), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def messages_for(request: Request) -> list[dict[str, str]]:
+    return [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": prompts.render(request.step.template, request.inputs)}]
+
+
+_prepared = False
+
+
+def _litellm() -> Any:
+    """Import litellm once, configured to stay offline and quiet."""
+    global _prepared
+    if not _prepared:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price list
+        os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")  # async calls go through httpx
+        spec = importlib.util.find_spec("litellm")
+        if spec is None or spec.origin is None:
+            raise ModuleNotFoundError("the model path needs litellm: pip install 'curator[llm]'")
+        tokenizers = Path(spec.origin).parent / "litellm_core_utils" / "tokenizers"
+        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(tokenizers))  # tiktoken's files, offline
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "instructor"):
+            logging.getLogger(name).addHandler(logging.NullHandler())
+    import litellm
+
+    if not _prepared:
+        litellm.disable_hf_tokenizer_download = True
+        litellm.suppress_debug_info = True
+        litellm.telemetry = False
+        litellm.drop_params = True  # a provider that lacks a parameter ignores it
+        _prepared = True
+    return litellm
+
+
+class FixtureMissing(RuntimeError):
+    """Replay found no fixture for a request (a test harness error, never a model failure)."""
+
+    def __init__(self, key: str, where: str):
+        self.key = key
+        super().__init__(f"no recorded fixture for key {key} (looked in {where}); "
+                         f"record it with --record, or check the template, model and messages")
+
+
+def classify(error: BaseException, responses: list[Any]) -> str:
+    """The fallback reason for a failed call, from the error and the answers received."""
+    litellm = _litellm()
+    from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
+
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, FixtureMissing):
+            raise seen
+        seen = seen.__cause__ or seen.__context__
+    cause: BaseException = error
+    if isinstance(error, InstructorRetryException) and isinstance(error.__cause__, litellm.APIError | (
+            litellm.Timeout, litellm.APIConnectionError)):
+        cause = error.__cause__
+    checks: list[tuple[Any, str]] = [
+        (litellm.Timeout, "timeout"),
+        (litellm.RateLimitError, "rate limited"),
+        (litellm.ContentPolicyViolationError, "refusal"),
+        (litellm.ContextWindowExceededError, "prompt too long"),
+        ((litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError),
+         "server error"),
+        (litellm.APIConnectionError, "connection error"),
+        ((litellm.AuthenticationError, litellm.PermissionDeniedError), "not authorised"),
+        ((litellm.BadRequestError, litellm.NotFoundError, litellm.UnprocessableEntityError),
+         "rejected by the provider"),
+        (litellm.APIError, "provider error"),
+        (IncompleteOutputException, "answer cut off"),
+    ]
+    for kinds, reason in checks:
+        if isinstance(cause, kinds):
+            return reason
+    if isinstance(cause, InstructorRetryException):
+        last = responses[-1] if responses else None
+        if last is not None and _refused(last):
+            return "refusal"
+        if last is not None and not (_text(last) or "").strip():
+            return "empty answer"
+        return "invalid answer"
+    return f"error ({type(cause).__name__})"
+
+
+def _choice(response: Any) -> Any:
+    choices = getattr(response, "choices", None) or []
+    return choices[0] if choices else None
+
+
+def _text(response: Any) -> str | None:
+    choice = _choice(response)
+    message = getattr(choice, "message", None)
+    content = getattr(message, "content", None)
+    if content:
+        return str(content)
+    calls = getattr(message, "tool_calls", None) or []
+    return str(calls[0].function.arguments) if calls else None
+
+
+def _refused(response: Any) -> bool:
+    choice = _choice(response)
+    return bool(getattr(getattr(choice, "message", None), "refusal", None)) or (
+        getattr(choice, "finish_reason", None) == "content_filter")
+
+
+class _Call:
+    """The bookkeeping of one request: attempts, answers received, the record it becomes."""
+
+    def __init__(self, gateway: ModelGateway, request: Request):
+        from instructor.core.hooks import Hooks
+
+        self.gateway, self.request = gateway, request
+        self.started = time.perf_counter()
+        self.started_at = iso(datetime.now(UTC))
+        self.messages = messages_for(request)
+        if gateway.before_call is not None:
+            gateway.before_call(request, self.messages)
+        self.responses: list[Any] = []
+        self.attempts = 0
+        self.hooks = Hooks()
+        self.hooks.on("completion:kwargs", self._attempted)
+        self.hooks.on("completion:response", self.responses.append)
+
+    def _attempted(self, *args: Any, **kwargs: Any) -> None:
+        self.attempts += 1
+
+    def kwargs(self) -> dict[str, Any]:
+        settings, step = self.gateway.settings, self.request.step
+        kwargs: dict[str, Any] = {
+            "model": settings.model, "messages": self.messages, "response_model": step.decision,
+            "max_retries": settings.retries, "strict": False, "hooks": self.hooks,
+            "timeout": settings.timeout, "temperature": settings.temperature,
+            "max_tokens": settings.max_tokens, "num_retries": 0,
+            "extra_headers": {"X-Curator-Template": f"{step.template}@{prompts.template_hash(step.template)}",
+                              "X-Curator-Schema": schema_hash(step.decision)}}
+        if settings.api_base:
+            kwargs["api_base"] = settings.api_base
+        key = settings.api_key
+        if key is None and settings.api_base and not os.environ.get("OPENAI_API_KEY"):
+            key = "not-needed"  # local OpenAI-compatible servers take any key; the SDK wants one
+        if key is not None:
+            kwargs["api_key"] = key
+        return kwargs
+
+    def answered(self, decision: BaseModel) -> Answer:
+        step = self.request.step
+        clean = step.decision.model_validate(decision.model_dump(), context=self.request.context)
+        call = self._record("model", None, None, clean.model_dump(mode="json"))
+        record = StepRecord(character=self.request.character, step=step.name, template=step.template,
+                            decided_by="model", call_id=call.id)
+        return Answer(clean, record, call)
+
+    def fell_back(self, reason: str, error: BaseException | None) -> Answer:
+        step = self.request.step
+        log.warning("%s for %s: %s; the fallback decided", step.name, self.request.character, reason)
+        call = self._record("fallback", reason, error, None)
+        record = StepRecord(character=self.request.character, step=step.name, template=step.template,
+                            decided_by="fallback", reason=reason, call_id=call.id)
+        return Answer(step.fallback(self.request.inputs), record, call)
+
+    def _record(self, outcome: Literal["model", "fallback"], reason: str | None,
+                error: BaseException | None, decision: dict[str, Any] | None) -> CallRecord:
+        request, settings = self.request, self.gateway.settings
+        prompt = sum(_usage(r, "prompt_tokens") for r in self.responses)
+        completion = sum(_usage(r, "completion_tokens") for r in self.responses)
+        costs = [c for c in (_cost(r) for r in self.responses) if c is not None]
+        return CallRecord(
+            id=uuid.uuid4().hex, turn_id=request.turn_id, character=request.character,
+            step=request.step.name, template=request.step.template,
+            template_hash=prompts.template_hash(request.step.template), model=settings.model,
+            messages=self.messages, response=_text(self.responses[-1]) if self.responses else None,
+            decision=decision, error=None if error is None else f"{type(error).__name__}: {error}"[:2000],
+            outcome=outcome, reason=reason, attempts=self.attempts,
+            prompt_tokens=prompt if self.responses else None,
+            completion_tokens=completion if self.responses else None,
+            cost=round(sum(costs), 8) if costs else None,
+            latency_ms=round((time.perf_counter() - self.started) * 1000, 3),
+            started_at=self.started_at)
+
+
+def _usage(response: Any, field: str) -> int:
+    return int(getattr(getattr(response, "usage", None), field, 0) or 0)
+
+
+def _cost(response: Any) -> float | None:
+    try:
+        return float(_litellm().completion_cost(completion_response=response))
+    except Exception:  # litellm knows no price for this model (local servers, new models)
+        return None
+
+
+class ModelGateway:
+    """Answers requests with a model; sync calls run in a thread pool, async ones in tasks."""
+
+    def __init__(self, settings: ModelSettings):
+        self.settings = settings
+        # Told of each request and its messages before it is sent (the stub server's FallbackEcho).
+        self.before_call: Callable[[Request, list[dict[str, str]]], None] | None = None
+        self._clients: dict[bool, Any] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._recorder: Any = None
+        if settings.record_dir is not None:
+            from curator.fixtures import FixtureStore, Recorder
+
+            _litellm()
+            self._recorder = Recorder(FixtureStore(settings.record_dir), kind="recorded",
+                                      source=settings.model)
+            self._recorder.start()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        if self._recorder is not None:
+            self._recorder.stop()
+            self._recorder = None
+
+    def _client(self, is_async: bool) -> Any:
+        if is_async not in self._clients:
+            litellm = _litellm()
+            import instructor
+
+            modes = {"json_schema": instructor.Mode.JSON_SCHEMA, "json": instructor.Mode.JSON,
+                     "md_json": instructor.Mode.MD_JSON, "tools": instructor.Mode.TOOLS}
+            completion = litellm.acompletion if is_async else litellm.completion
+            self._clients[is_async] = instructor.from_litellm(completion, mode=modes[self.settings.mode])
+        return self._clients[is_async]
+
+    def call(self, request: Request) -> Answer:
+        call = _Call(self, request)
+        client = self._client(False)
+        for attempt in range(self.settings.transport_retries + 1):
+            try:
+                with validation_scope(request.context):
+                    decision = client.create(**call.kwargs())
+                return call.answered(decision)
+            except Exception as error:
+                reason = classify(error, call.responses)
+                if reason not in TRANSIENT or attempt == self.settings.transport_retries:
+                    return call.fell_back(reason, error)
+                time.sleep(self.settings.backoff * 2 ** attempt)
+        raise AssertionError("unreachable")
+
+    async def acall(self, request: Request) -> Answer:
+        call = _Call(self, request)
+        client = self._client(True)
+        for attempt in range(self.settings.transport_retries + 1):
+            try:
+                with validation_scope(request.context):
+                    decision = await client.create(**call.kwargs())
+                return call.answered(decision)
+            except Exception as error:
+                reason = classify(error, call.responses)
+                if reason not in TRANSIENT or attempt == self.settings.transport_retries:
+                    return call.fell_back(reason, error)
+                await asyncio.sleep(self.settings.backoff * 2 ** attempt)
+        raise AssertionError("unreachable")
+
+    def call_many(self, requests: list[Request]) -> list[Answer]:
+        """Answer a round of requests, at most `concurrency` at a time, in their order."""
+        if len(requests) <= 1 or self.settings.concurrency == 1:
+            return [self.call(r) for r in requests]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="curator-llm")
+        return list(self._pool.map(self.call, requests))
+
+    async def acall_many(self, requests: list[Request]) -> list[Answer]:
+        limit = asyncio.Semaphore(self.settings.concurrency)
+
+        async def limited(request: Request) -> Answer:
+            async with limit:
+                return await self.acall(request)
+
+        return list(await asyncio.gather(*(limited(r) for r in requests)))

@@ -115,3 +115,34 @@ class CallSummary(BaseModel):
         if records:
             summary.mean_latency_ms = round(sum(r.latency_ms for r in records) / len(records), 2)
         return summary
+
+
+def last_call_seq(world: World) -> int:
+    return int(world.conn.execute("select coalesce(max(seq), 0) from calls").fetchone()[0])
+
+
+def summarize_calls(world: World, *, after_seq: int = 0) -> CallSummary:
+    """Totals of the calls logged after `after_seq`, in SQL (messages are never loaded)."""
+    rows = world.conn.execute(
+        "select outcome, reason, count(*), sum(coalesce(prompt_tokens, 0)), "
+        "sum(coalesce(completion_tokens, 0)), sum(cost), sum(attempts), sum(latency_ms) "
+        "from calls where seq > ? group by outcome, reason", (after_seq,)).fetchall()
+    summary = CallSummary()
+    latency = 0.0
+    costs: list[float] = []
+    for outcome, reason, count, prompt, completion, cost, attempts, total_latency in rows:
+        summary.calls += count
+        summary.prompt_tokens += int(prompt or 0)
+        summary.completion_tokens += int(completion or 0)
+        summary.attempts += int(attempts or 0)
+        latency += float(total_latency or 0.0)
+        if cost is not None:
+            costs.append(float(cost))
+        if outcome == "model":
+            summary.by_model += count
+        else:
+            key = reason or "unknown"
+            summary.fallbacks_by_reason[key] = summary.fallbacks_by_reason.get(key, 0) + count
+    summary.cost = round(sum(costs), 6) if costs else None
+    summary.mean_latency_ms = round(latency / summary.calls, 2) if summary.calls else 0.0
+    return summary

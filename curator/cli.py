@@ -17,11 +17,14 @@ from typing import Any, TypeVar
 
 import click
 
-from curator.api import Curator
+from curator.api import Curator, parse_turn
+from curator.calls import CallSummary, last_call_seq, summarize_calls
 from curator.errors import CuratorError, InvalidTurn
-from curator.models import Character, Memory, display_name
+from curator.llm import ModelSettings
+from curator.models import Character, Memory, Turn, display_name
 from curator.narration import feeling_words
-from curator.results import ChangeSet
+from curator.results import ChangeSet, TurnResult
+from curator.steps import FallbackDecider
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,6 +39,34 @@ def json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document")(fn)
 
 
+def model_options(fn: F) -> F:
+    """--model and friends; without --model (or $CURATOR_MODEL) every step uses its fallback."""
+    options = [
+        click.option("--model", "model", envvar="CURATOR_MODEL",
+                     help="Model as litellm names it (gpt-4o-mini, ollama/llama3.1, openai/NAME "
+                          "with --api-base); default $CURATOR_MODEL, else no model"),
+        click.option("--api-base", "api_base", envvar="CURATOR_API_BASE",
+                     help="Base URL of the model's API, e.g. http://127.0.0.1:11434 for Ollama"),
+        click.option("--mode", "mode", envvar="CURATOR_MODE",
+                     type=click.Choice(["json_schema", "json", "md_json", "tools"]),
+                     help="How JSON is asked for (default json_schema; json for servers without "
+                          "structured outputs)"),
+        click.option("--concurrency", "concurrency", type=click.IntRange(1, 256),
+                     envvar="CURATOR_CONCURRENCY", help="Model calls in flight at once (default 8)"),
+        click.option("--record", "record_dir", type=click.Path(file_okay=False, path_type=Path),
+                     envvar="CURATOR_RECORD", help="Save every provider response as a fixture in DIR"),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _settings(model: str | None, api_base: str | None, mode: str | None, concurrency: int | None,
+              record_dir: Path | None) -> ModelSettings | None:
+    return ModelSettings.from_env(model=model, api_base=api_base, mode=mode, concurrency=concurrency,
+                                  record_dir=record_dir)
+
+
 def one_line_errors(fn: F) -> F:
     """A CuratorError becomes one line on stderr and its exit code, never a traceback."""
     @wraps(fn)
@@ -46,6 +77,9 @@ def one_line_errors(fn: F) -> F:
             click.echo(f"Error: {error}", err=True)
             sys.exit(error.exit_code)
     return wrapper  # type: ignore[return-value]
+
+
+_NO_MODEL = FallbackDecider("reading only")
 
 
 def _print_json(document: Any) -> None:
@@ -92,38 +126,64 @@ def _turn_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 @cli.command()
 @click.argument("transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--batch", "batch", type=click.IntRange(1, 10_000), default=64, show_default=True,
+              help="Turns handed to the model path at once (turns commit one by one, in order)")
+@model_options
 @db_option
 @json_option
 @one_line_errors
-def play(transcript: Path, db: str, as_json: bool) -> None:
+def play(transcript: Path, batch: int, model: str | None, api_base: str | None, mode: str | None,
+         concurrency: int | None, record_dir: Path | None, db: str, as_json: bool) -> None:
     """Feed a transcript (JSONL, one turn a line) to the world, turn by turn, as a game would.
 
     Turns already in the world are skipped, so playing again after a crash resumes where it
-    stopped. Ends with what each character now remembers.
+    stopped. Ends with what each character now remembers and, with a model, the calls it
+    made: calls and tokens per turn, and fallbacks by reason.
     """
     lines = list(_turn_lines(transcript))
     totals = ChangeSet()
-    new = seen = 0
+    new = seen = perceptions = 0
     started = time.perf_counter()
-    with Curator(db) as curator:
+    settings = _settings(model, api_base, mode, concurrency, record_dir)
+    with Curator(db, model=settings) as curator:
+        first_call = last_call_seq(curator.world)
         show_bar = sys.stderr.isatty() and not as_json
-        with click.progressbar(lines, label="Playing", file=sys.stderr, show_pos=True,
+        with click.progressbar(length=len(lines), label="Playing", file=sys.stderr, show_pos=True,
                                hidden=not show_bar) as bar:
-            for number, line in bar:
+            pending: list[tuple[int, Turn]] = []
+
+            def flush() -> None:
+                nonlocal new, seen, perceptions
                 try:
-                    result = curator.observe(line)
+                    results = curator.observe_many([t for _, t in pending])
                 except InvalidTurn as error:
-                    # Turns before this line are committed; fix the line and play again to resume.
+                    # Turns before this one are committed; fix the line and play again to resume.
+                    number = next((n for n, t in pending if t.id == error.turn_id), None)
                     click.echo(f"Error: {transcript}:{number}: {error}", err=True)
                     sys.exit(error.exit_code)
-                if result.duplicate:
-                    seen += 1
-                    continue
-                new += 1
-                for name in ("formed", "reinforced", "archived", "forgotten", "promoted",
-                             "summaries_revised", "conflicts_resolved", "steps"):
-                    getattr(totals, name).extend(getattr(result, name))
+                for (_, turn), result in zip(pending, results, strict=True):
+                    if result.duplicate:
+                        seen += 1
+                        continue
+                    new += 1
+                    perceptions += 1 + len(turn.observers)
+                    _add(totals, result)
+                bar.update(len(pending))
+                pending.clear()
+
+            for number, line in lines:
+                try:
+                    pending.append((number, parse_turn(line)))
+                except InvalidTurn as error:
+                    pending_error = f"Error: {transcript}:{number}: {error}"
+                    flush()
+                    click.echo(pending_error, err=True)
+                    sys.exit(error.exit_code)
+                if len(pending) >= batch:
+                    flush()
+            flush()
         elapsed = time.perf_counter() - started
+        calls = summarize_calls(curator.world, after_seq=first_call)
         characters = [curator.character(c) for c in curator.characters()]
         counts = {c.id: curator.counts(c.id) for c in characters}
     fallbacks = totals.fallbacks_by_reason()
@@ -134,8 +194,14 @@ def play(transcript: Path, db: str, as_json: bool) -> None:
         "archived": len(totals.archived), "forgotten": len(totals.forgotten),
         "promoted": len(totals.promoted), "summaries_revised": len(totals.summaries_revised),
         "conflicts_resolved": len(totals.conflicts_resolved),
-        "model_calls": sum(1 for s in totals.steps if s.decided_by == "model"),
-        "fallbacks_by_reason": fallbacks,
+        "steps": len(totals.steps), "model": settings.model if settings else None,
+        "model_calls": calls.calls,
+        "decided_by_model": sum(1 for s in totals.steps if s.decided_by == "model"),
+        "calls_per_turn": round(calls.calls / new, 3) if new else 0.0,
+        "calls_per_character_turn": round(calls.calls / perceptions, 3) if perceptions else 0.0,
+        "prompt_tokens_per_turn": round(calls.prompt_tokens / new, 1) if new else 0.0,
+        "completion_tokens_per_turn": round(calls.completion_tokens / new, 1) if new else 0.0,
+        "cost": calls.cost, "fallbacks_by_reason": fallbacks,
         "characters": {c.id: counts[c.id] for c in characters},
     }
     if as_json:
@@ -149,11 +215,30 @@ def play(transcript: Path, db: str, as_json: bool) -> None:
                f"{len(totals.conflicts_resolved)} conflicts resolved")
     steps = len(totals.steps)
     per_turn = steps / new if new else 0.0
-    click.echo(f"Decisions: {steps} steps ({per_turn:.1f}/turn), model calls {summary['model_calls']}, "
+    click.echo(f"Decisions: {steps} steps ({per_turn:.1f}/turn), {summary['decided_by_model']} by the model; "
                "fallbacks: " + (", ".join(f"{n} ({r})" for r, n in fallbacks.items()) or "none"))
+    if settings is not None:
+        click.echo(_calls_line(settings.model, calls, new, perceptions))
     for character in characters:
         click.echo("")
         _print_character(character, counts[character.id], brief=True)
+
+
+def _add(totals: ChangeSet, result: TurnResult) -> None:
+    for name in ("formed", "reinforced", "archived", "forgotten", "promoted",
+                 "summaries_revised", "conflicts_resolved", "steps"):
+        getattr(totals, name).extend(getattr(result, name))
+
+
+def _calls_line(model: str, calls: CallSummary, turns: int, perceptions: int) -> str:
+    def per(n: float, d: int) -> float:
+        return n / d if d else 0.0
+
+    cost = f", cost ${calls.cost:.4f}" if calls.cost is not None else ""
+    return (f"Model {model}: {calls.calls} calls ({per(calls.calls, turns):.2f}/turn, "
+            f"{per(calls.calls, perceptions):.2f}/character-turn), "
+            f"{per(calls.prompt_tokens, turns):.0f} prompt + {per(calls.completion_tokens, turns):.0f} "
+            f"completion tokens/turn, {calls.mean_latency_ms:.0f} ms/call{cost}")
 
 
 def _strength_word(memory: Memory) -> str:
@@ -203,13 +288,16 @@ def _print_character(character: Character, counts: dict[str, int], *, brief: boo
 @cli.command()
 @click.option("--file", "file", type=click.File("r", encoding="utf-8"), default="-",
               help="Turn JSON file (default: standard input)")
+@model_options
 @db_option
 @json_option
 @one_line_errors
-def observe(file: Any, db: str, as_json: bool) -> None:
+def observe(file: Any, model: str | None, api_base: str | None, mode: str | None,
+            concurrency: int | None, record_dir: Path | None, db: str, as_json: bool) -> None:
     """Observe one turn, given as a JSON object on stdin or in --file."""
     text = file.read()
-    with Curator(db) as curator:
+    settings = _settings(model, api_base, mode, concurrency, record_dir)
+    with Curator(db, model=settings) as curator:
         result = curator.observe(text)
     if as_json:
         _print_json(result.model_dump(mode="json"))
@@ -283,12 +371,16 @@ def _print_changes(changes: ChangeSet, as_json: bool, headline: str) -> None:
 @cli.command(name="end-episode")
 @click.argument("character")
 @click.option("--with", "with_", help="Only the relationship with this character")
+@model_options
 @db_option
 @json_option
 @one_line_errors
-def end_episode(character: str, with_: str | None, db: str, as_json: bool) -> None:
+def end_episode(character: str, with_: str | None, model: str | None, api_base: str | None,
+                mode: str | None, concurrency: int | None, record_dir: Path | None, db: str,
+                as_json: bool) -> None:
     """End an episode for CHARACTER: fold recent memories into summaries, consider core."""
-    with Curator(db) as curator:
+    settings = _settings(model, api_base, mode, concurrency, record_dir)
+    with Curator(db, model=settings) as curator:
         changes = curator.end_episode(character, with_)
     _print_changes(changes, as_json, f"Episode ended: {len(changes.summaries_revised)} summaries "
                    f"revised, {len(changes.promoted)} made core, "
@@ -354,3 +446,47 @@ def import_command(file: Path, replace: bool, db: str) -> None:
         imported = curator.import_document(document, replace=replace)
     click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")
 
+
+
+@cli.command(name="calls")
+@click.option("--turn", "turn_id", help="Only the calls made for this turn id")
+@click.option("--character", "character", help="Only the calls made for this character")
+@click.option("--outcome", type=click.Choice(["model", "fallback"]),
+              help="model: the decision was used; fallback: the fallback decided instead")
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True,
+              help="Show the last N calls")
+@click.option("--full", is_flag=True, help="Also print the messages sent and the raw answer")
+@db_option
+@json_option
+@one_line_errors
+def calls_command(turn_id: str | None, character: str | None, outcome: str | None, limit: int,
+                  full: bool, db: str, as_json: bool) -> None:
+    """Show the model call log: step, template, model, outcome, tokens, latency, attempts."""
+    with Curator(db, model=None, decider=_NO_MODEL) as curator:
+        records = curator.calls(turn_id=turn_id, character=character, limit=limit,
+                                outcome=outcome)  # type: ignore[arg-type]
+        total = summarize_calls(curator.world)
+    if as_json:
+        _print_json({"calls": [r.model_dump(mode="json") for r in records],
+                     "totals": total.model_dump(mode="json")})
+        return
+    if not records:
+        click.echo("No model calls logged" + (" that match" if turn_id or character or outcome else "")
+                   + ".")
+    for record in records:
+        outcome_text = "model" if record.outcome == "model" else f"fallback ({record.reason})"
+        tokens = (f"{record.prompt_tokens}+{record.completion_tokens} tokens"
+                  if record.prompt_tokens is not None else "no tokens")
+        click.echo(f"{record.started_at} turn {record.turn_id or '-'} {record.character} "
+                   f"{record.step} [{record.template}@{record.template_hash[:8]}] {record.model}: "
+                   f"{outcome_text}, {record.attempts} attempt(s), {tokens}, {record.latency_ms:.0f} ms")
+        if full:
+            for message in record.messages:
+                click.echo(f"  --- {message.get('role')}:\n{message.get('content')}")
+            click.echo(f"  --- answer:\n{record.response}")
+            if record.error:
+                click.echo(f"  --- error: {record.error}")
+    if total.calls:
+        click.echo(f"All calls: {total.calls}, {total.by_model} used, fallbacks: "
+                   + (", ".join(f"{n} ({r})" for r, n in total.fallbacks_by_reason.items()) or "none")
+                   + f"; {total.prompt_tokens} prompt + {total.completion_tokens} completion tokens")

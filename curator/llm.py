@@ -139,16 +139,24 @@ class FixtureMissing(RuntimeError):
 def classify(error: BaseException, responses: list[Any]) -> str:
     """The fallback reason for a failed call, from the error and the answers received."""
     litellm = _litellm()
+    import httpx
     from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
 
+    chain: list[BaseException] = []
     seen: BaseException | None = error
-    while seen is not None:
+    while seen is not None and seen not in chain:
         if isinstance(seen, FixtureMissing):
             raise seen
+        chain.append(seen)
         seen = seen.__cause__ or seen.__context__
+    # litellm reports a refused or dropped connection as a server error; the chain knows better.
+    if any(isinstance(e, httpx.TimeoutException) for e in chain):
+        return "timeout"
+    if any(isinstance(e, httpx.TransportError) for e in chain):
+        return "connection error"
     cause: BaseException = error
-    if isinstance(error, InstructorRetryException) and isinstance(error.__cause__, litellm.APIError | (
-            litellm.Timeout, litellm.APIConnectionError)):
+    if isinstance(error, InstructorRetryException) and error.__cause__ is not None and not isinstance(
+            error.__cause__, ValidationError | json.JSONDecodeError | ValueError):
         cause = error.__cause__
     checks: list[tuple[Any, str]] = [
         (litellm.Timeout, "timeout"),
@@ -194,7 +202,9 @@ def _text(response: Any) -> str | None:
 
 def _refused(response: Any) -> bool:
     choice = _choice(response)
-    return bool(getattr(getattr(choice, "message", None), "refusal", None)) or (
+    message = getattr(choice, "message", None)
+    extra = getattr(message, "provider_specific_fields", None) or {}  # where litellm keeps it
+    return bool(getattr(message, "refusal", None) or extra.get("refusal")) or (
         getattr(choice, "finish_reason", None) == "content_filter")
 
 
@@ -214,7 +224,13 @@ class _Call:
         self.attempts = 0
         self.hooks = Hooks()
         self.hooks.on("completion:kwargs", self._attempted)
-        self.hooks.on("completion:response", self.responses.append)
+        self.hooks.on("completion:response", self._received)
+        self.usage: list[tuple[int, int]] = []
+
+    def _received(self, response: Any) -> None:
+        # Read the usage now: instructor later folds the running total into the response.
+        self.responses.append(response)
+        self.usage.append((_usage(response, "prompt_tokens"), _usage(response, "completion_tokens")))
 
     def _attempted(self, *args: Any, **kwargs: Any) -> None:
         self.attempts += 1
@@ -256,9 +272,10 @@ class _Call:
     def _record(self, outcome: Literal["model", "fallback"], reason: str | None,
                 error: BaseException | None, decision: dict[str, Any] | None) -> CallRecord:
         request, settings = self.request, self.gateway.settings
-        prompt = sum(_usage(r, "prompt_tokens") for r in self.responses)
-        completion = sum(_usage(r, "completion_tokens") for r in self.responses)
-        costs = [c for c in (_cost(r) for r in self.responses) if c is not None]
+        prompt = sum(p for p, _ in self.usage)
+        completion = sum(c for _, c in self.usage)
+        # instructor folds the running usage into each response, so the last one prices them all
+        costs = [c for c in (_cost(r) for r in self.responses[-1:]) if c is not None]
         return CallRecord(
             id=uuid.uuid4().hex, turn_id=request.turn_id, character=request.character,
             step=request.step.name, template=request.step.template,
@@ -352,9 +369,11 @@ class ModelGateway:
         raise AssertionError("unreachable")
 
     def call_many(self, requests: list[Request]) -> list[Answer]:
-        """Answer a round of requests, at most `concurrency` at a time, in their order."""
-        if len(requests) <= 1 or self.settings.concurrency == 1:
-            return [self.call(r) for r in requests]
+        """Answer a round of requests, at most `concurrency` at a time, in their order.
+
+        Always in pool threads, even one request: litellm's sync error path calls
+        asyncio.get_event_loop(), which on the caller's main thread would create and leave
+        behind an event loop that is not curator's to leave."""
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="curator-llm")
         return list(self._pool.map(self.call, requests))

@@ -49,6 +49,7 @@ class StepRecord(BaseModel):
     step: str
     template: str
     decided_by: Literal["model", "fallback"]
+    call_id: str | None = None  # the row in the call log, when a model was asked
     reason: str | None = None
 
 

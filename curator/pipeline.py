@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from curator import steps
+from curator import fallback, steps
 from curator.config import CuratorConfig
 from curator.decisions import MemoryDraft
 from curator.fading import REINFORCE_REFRESH, faded_strength, refresh
@@ -59,6 +59,8 @@ class Curation:
     def __post_init__(self) -> None:
         self.seq = self.world.next_memory_seq()
         self._personas: dict[str, str] = {}
+        # What a model said is going on with each character this turn: (owner, other) → text.
+        self._model_notes: dict[tuple[str, str], str] = {}
 
     # -- threads ------------------------------------------------------------------------
 
@@ -118,6 +120,8 @@ class Curation:
             rel = threads[note.about].rel
             if rel is not None:
                 rel.immediate_context = note.text
+            if record.decided_by == "model":
+                self._model_notes[(perceiver, note.about)] = note.text
         for thread in threads.values():
             rel = thread.rel
             assert rel is not None
@@ -254,11 +258,13 @@ class Curation:
             return
         contradiction = (bool(rel.long_term_summary) and abs(memory.valence) >= 0.4
                          and abs(old_tone) >= 0.2 and old_tone * memory.valence < 0)
-        if not contradiction and (rel.long_term_summary or not rel.traits):
-            return  # nothing contradicted, and nothing yet to form a first impression from
+        if not contradiction:
+            if not rel.long_term_summary and rel.traits:
+                self.first_impression(thread, memory)
+            return
         inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
                                 other=rel.other, memory=MemoryView.of(memory),
-                                relationship=RelationView.of(rel), contradiction=contradiction)
+                                relationship=RelationView.of(rel), contradiction=True)
         decision, record = self.decider.decide(steps.RECONCILE, inputs, character=thread.owner)
         self.changes.steps.append(record)
         rel.long_term_summary = decision.summary
@@ -269,6 +275,22 @@ class Curation:
         if decision.conflict:
             self.changes.conflicts_resolved.append(change)
 
+    def first_impression(self, thread: Thread, memory: Memory) -> None:
+        """The first significant memory of someone starts the summary. Nothing is contradicted,
+        so nobody is asked: the words are the model's own note on this character from this
+        turn's interpretation, when a model interpreted it, else the traits described."""
+        rel = thread.rel
+        assert rel is not None
+        summary = self._model_notes.get((thread.owner, rel.other))
+        if summary is None:
+            inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
+                                    other=rel.other, memory=MemoryView.of(memory),
+                                    relationship=RelationView.of(rel), contradiction=False)
+            summary = fallback.reconcile(inputs).summary
+        rel.long_term_summary = summary
+        self.changes.summaries_revised.append(SummaryChange(
+            owner=thread.owner, other=rel.other, summary=summary, step="first_impression",
+            reason="a significant memory shapes a first impression"))
 
     def end_episode(self, owner: str, other: str, now: datetime) -> None:
         """Seed 001 'after contracts end': fold the recent memories about `other` into the

@@ -145,15 +145,20 @@ def prompt_digest(messages: list[dict[str, Any]]) -> str:
 class FallbackEcho:
     """A scripted answerer: each prompt gets the fallback's decision for the same inputs.
 
-    Install with `gateway.before_call = echo.learn`; use it as the stub's `answer`.
+    Install with `gateway.before_call = echo.learn`; use it as the stub's `answer`. A `voice`
+    rewrites each decision (step name, decision as JSON) so that a test can tell the stub's
+    answers from the fallback's own.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, voice: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None) -> None:
         self.decisions: dict[str, dict[str, Any]] = {}
+        self.voice = voice
 
     def learn(self, request: Request, messages: list[dict[str, Any]]) -> None:
-        decision = request.step.fallback(request.inputs)
-        self.decisions[prompt_digest(messages)] = decision.model_dump(mode="json")
+        decision = request.step.fallback(request.inputs).model_dump(mode="json")
+        if self.voice is not None:
+            decision = self.voice(request.step.name, decision)
+        self.decisions[prompt_digest(messages)] = decision
 
     def __call__(self, body: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any] | StubReply:
         decision = self.decisions.get(prompt_digest(body.get("messages", [])))

@@ -12,6 +12,10 @@ p95(last 1,000) ≤ 1.5 × p95(first 1,000).
     python -m evals.bench observe                      # 10,000 turns, 50 characters
     python -m evals.bench observe --turns 2000 --json  # one JSON object instead
     python -m evals.bench observe --db world.db        # keep the world file
+
+`llm` measures the model path against the stub server (see evals/bench_llm.py):
+
+    python -m evals.bench llm
 """
 
 from __future__ import annotations
@@ -196,7 +200,17 @@ def main(argv: list[str] | None = None) -> int:
     observe.add_argument("--characters", type=int, default=50, help="characters (default 50)")
     observe.add_argument("--db", help="world file to create and keep (default: a temporary file)")
     observe.add_argument("--json", action="store_true", help="print one JSON object")
+    llm = commands.add_parser("llm", help="the model path against the stub server (evals/bench_llm.py)")
+    llm.add_argument("--characters", type=int, default=50, help="characters in the batch (default 50)")
+    llm.add_argument("--latency", type=float, default=0.2, help="stub answer time, s (default 0.2)")
+    llm.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.command == "llm":
+        from evals.bench_llm import bench_llm, format_llm_report
+
+        result = bench_llm(args.characters, args.latency)
+        print(json.dumps(result, indent=2) if args.json else format_llm_report(result))
+        return 0
     if args.turns < 1 or args.characters < 2:
         parser.error("need --turns >= 1 and --characters >= 2")
     if args.db and Path(args.db).exists():

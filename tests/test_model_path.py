@@ -39,12 +39,11 @@ def answer(decision: dict[str, Any]) -> httpx.Response:
 
 
 def by_step(answers: dict[str, Any], interpret: list[Any] | None = None) -> Any:
-    """A respx side effect: reconcile gets the perceiver's first impression; interpret gets the
-    perceiver's answer, or the next of `interpret` (responses, or exceptions to raise)."""
+    """A respx side effect for interpret requests: the perceiver's answer, or the next of
+    `interpret` (responses, or exceptions to raise)."""
     def respond(request: httpx.Request) -> httpx.Response:
         who = perceiver(request)
-        if request.headers["x-curator-template"].startswith("reconcile.j2@"):
-            return answer(answers[f"first_impression_{who}"])
+        assert request.headers["x-curator-template"].startswith("interpret.j2@")
         if interpret is None:
             return answer(answers[who])
         reply = interpret.pop(0) if len(interpret) > 1 else interpret[0]
@@ -59,8 +58,8 @@ def test_a_valid_answer_becomes_the_characters_memory(model_settings: ModelSetti
     with respx.mock() as router, Curator(":memory:", model=model_settings) as world:
         route = router.post(URL).mock(side_effect=by_step(answers))
         result = world.observe({**FISHING, "observers": ["owl"]})
-        # interpret for Bear and Owl, then each one's first impression of Wolf (reconcile)
-        assert route.call_count == 4
+        # interpret for Bear and Owl; a first impression asks nobody (no reconcile call)
+        assert route.call_count == 2
         bear = world.character("bear")
         owl = world.character("owl")
         calls = world.calls()
@@ -69,12 +68,14 @@ def test_a_valid_answer_becomes_the_characters_memory(model_settings: ModelSetti
     assert bear.self_memories.immediate_context == answers["bear"]["immediate_context"]
     assert bear.relationships["wolf"].immediate_context == answers["bear"]["relationship_contexts"][0]["text"]
     assert owl.relationships["wolf"].recent_memories[0].content == answers["owl"]["memories"][0]["content"]
-    assert bear.relationships["wolf"].long_term_summary == answers["first_impression_bear"]["summary"]
-    assert owl.relationships["wolf"].long_term_summary == answers["first_impression_owl"]["summary"]
+    # Bear's first impression of Wolf is the model's own note from this turn; Owl gave none,
+    # so Owl's is the traits described
+    assert bear.relationships["wolf"].long_term_summary == answers["bear"]["relationship_contexts"][0]["text"]
+    assert owl.relationships["wolf"].long_term_summary.startswith("Wolf")
+    assert [s.step for s in result.summaries_revised] == ["first_impression", "first_impression"]
     assert [(s.character, s.step, s.decided_by) for s in result.steps] == [
-        ("bear", "interpret", "model"), ("bear", "reconcile", "model"),
-        ("owl", "interpret", "model"), ("owl", "reconcile", "model")]
-    assert [c.outcome for c in calls] == ["model"] * 4
+        ("bear", "interpret", "model"), ("owl", "interpret", "model")]
+    assert [c.outcome for c in calls] == ["model"] * 2
     first = calls[0]
     assert first.turn_id == "t1" and first.step == "interpret" and first.template == "interpret.j2"
     assert first.model == "openai/test-model" and first.attempts == 1
@@ -97,7 +98,7 @@ def test_an_invalid_answer_is_sent_back_once_with_its_error(model_settings: Mode
         result = world.observe(FISHING)
         calls = world.calls()
         wolf = world.character("bear").relationships["wolf"]
-    assert route.call_count == 3  # the interpret, its one retry, then a first impression
+    assert route.call_count == 2  # the interpret and its one retry
     retry = messages(route.calls[1])
     assert retry[-2]["role"] == "assistant" and "Fox put Wolf up to this" in retry[-2]["content"]
     assert retry[-1]["role"] == "user"
@@ -109,8 +110,7 @@ def test_an_invalid_answer_is_sent_back_once_with_its_error(model_settings: Mode
 
 def _fall_back(model_settings: ModelSettings, side_effect: Any, *,
                settings: dict[str, Any] | None = None) -> tuple[Any, Any, Any, Any]:
-    """Observe FISHING with the interpret step answered by `side_effect` (the first-impression
-    reconcile that follows gets a valid answer, and is dropped from what is returned)."""
+    """Observe FISHING with the interpret step answered by `side_effect`."""
     replies = side_effect if isinstance(side_effect, list) else [side_effect]
     with respx.mock() as router, Curator(":memory:", model=model_settings.model_copy(
             update=settings or {})) as world:
@@ -162,7 +162,7 @@ def test_a_transient_error_is_retried_and_then_the_model_answers(model_settings:
             httpx.Response(429, json={"error": {"message": "x"}}),
             httpx.Response(503, json={"error": {"message": "y"}}), good]))
         result = world.observe(FISHING)
-    assert route.call_count == 4 and result.steps[0].decided_by == "model"
+    assert route.call_count == 3 and result.steps[0].decided_by == "model"
 
 
 def test_retries_setting_bounds_the_reasks(model_settings: ModelSettings) -> None:
@@ -227,5 +227,5 @@ def test_aobserve_curates_through_the_async_client(model_settings: ModelSettings
         route = router.post(URL).mock(side_effect=by_step(answers))
         result = asyncio.run(world.aobserve({**FISHING, "observers": ["owl"]}))
         owl = world.character("owl")
-    assert route.call_count == 4 and {s.decided_by for s in result.steps} == {"model"}
+    assert route.call_count == 2 and {s.decided_by for s in result.steps} == {"model"}
     assert owl.relationships["wolf"].recent_memories[0].content == answers["owl"]["memories"][0]["content"]

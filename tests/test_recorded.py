@@ -1,0 +1,91 @@
+"""The shipped transcript in model mode, replayed from fixture files through respx.
+
+fixtures/llm/two_animals-scripted/ is scripted (python -m evals.record scripted): the stub
+server answered each step with the fallback's decision, each memory marked "[scripted] ".
+fixtures/llm/two_animals-smollm2/ is recorded: SmolLM2-135M-Instruct's real HTTP responses
+(scripts/smollm2_record.sh), replayed with the settings they were recorded with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conftest import ROOT, TRANSCRIPT
+
+from curator import Curator
+from curator.fixtures import FixtureStore, Replayer
+from curator.llm import ModelSettings
+from evals.record import MARK, SCRIPTED, SCRIPTED_SETTINGS
+
+SMOLLM2 = ROOT / "fixtures" / "llm" / "two_animals-smollm2"
+SMOLLM2_PLAY = ROOT / "fixtures" / "llm" / "two_animals-smollm2.play.json"
+SMOLLM2_SETTINGS = ModelSettings(model="openai/smollm2", api_base="http://127.0.0.1:8766/v1",
+                                 mode="json_object_schema", retries=1, max_tokens=400, timeout=180,
+                                 concurrency=1)
+
+
+def turns(limit: int | None = None) -> list[str]:
+    lines = [line for line in TRANSCRIPT.read_text().splitlines() if line.strip()]
+    return lines[:limit]
+
+
+def answers(store: FixtureStore) -> list[dict[str, Any]]:
+    """The decisions inside the fixtures' response bodies."""
+    found = []
+    for entry in store.entries():
+        content = entry["response"]["json"]["choices"][0]["message"]["content"]
+        found.append({"template": entry["request"]["template"], "decision": json.loads(content)})
+    return found
+
+
+def test_every_fixture_file_says_what_it_is() -> None:
+    for directory, kind in ((SCRIPTED, "scripted"), (SMOLLM2, "recorded")):
+        entries = FixtureStore(directory).entries()
+        assert entries, f"{directory} holds no fixtures"
+        assert {e["kind"] for e in entries} == {kind}
+        for entry in entries:
+            assert entry["request"]["template"] and entry["request"]["messages"]
+            assert "authorization" not in json.dumps(entry).lower()
+
+
+def test_the_transcript_in_model_mode_remembers_what_the_model_answered() -> None:
+    store = FixtureStore(SCRIPTED)
+    with Replayer(store) as replay, Curator(":memory:", model=SCRIPTED_SETTINGS) as world:
+        results = world.observe_many(turns())
+        calls = world.calls()
+        characters = {c: world.character(c) for c in world.characters()}
+    assert not replay.missing
+    steps = [s for r in results for s in r.steps]
+    assert len(steps) == len(calls) == len(store.entries())
+    assert {s.decided_by for s in steps} == {"model"} and {c.outcome for c in calls} == {"model"}
+    told = answers(store)
+    contents = {m["content"] for a in told if a["template"].startswith("interpret.j2@")
+                for m in a["decision"]["memories"]}
+    summaries = {a["decision"]["summary"] for a in told
+                 if a["template"].startswith(("reconcile.j2@", "fade_review.j2@"))
+                 and a["decision"].get("summary")}
+    formed = [m for r in results for m in r.formed]
+    assert formed and all(m.content.startswith(MARK) and m.content in contents for m in formed)
+    bear_wolf = characters["bear"].relationships["wolf"]
+    assert bear_wolf.long_term_summary in summaries
+    assert all(m.content.startswith(MARK) for m in bear_wolf.recent_memories + bear_wolf.core_memories)
+
+
+def test_a_real_small_model_is_carried_by_validation_and_fallbacks(tmp_path: Path) -> None:
+    played = json.loads(SMOLLM2_PLAY.read_text())
+    store = FixtureStore(SMOLLM2)
+    with Replayer(store) as replay, Curator(tmp_path / "w.db", model=SMOLLM2_SETTINGS) as world:
+        results = world.observe_many(turns(played["turns"]))
+        calls = world.calls()
+        counted = world.world.turn_count()
+    assert not replay.missing
+    assert counted == played["turns"]  # no turn lost, whatever the model said
+    fallbacks: dict[str, int] = {}
+    for result in results:
+        for reason, count in result.fallbacks_by_reason().items():
+            fallbacks[reason] = fallbacks.get(reason, 0) + count
+    assert fallbacks == played["fallbacks_by_reason"]  # the same outcome as the live run
+    assert sum(1 for c in calls if c.outcome == "model") == played["decided_by_model"]
+    assert all(c.model == "openai/smollm2" and c.attempts >= 1 for c in calls)
+    assert len(replay.served) == len(store.entries())

@@ -80,7 +80,7 @@ class StubModelServer:
                     stub.received.append(body)
                 if stub.latency:
                     time.sleep(stub.latency)
-                status, reply = stub._reply(body, dict(self.headers.items()))
+                status, reply = stub._reply(body, {k.lower(): v for k, v in self.headers.items()})
                 self._send(status, reply)
 
             def _send(self, status: int, payload: Any) -> None:
@@ -121,7 +121,10 @@ class StubModelServer:
         self.stop()
 
     def _reply(self, body: dict[str, Any], headers: Mapping[str, str]) -> tuple[int, Any]:
-        answer = self.answer(body, headers)
+        try:
+            answer = self.answer(body, headers)  # headers' names are lower case
+        except Exception as error:  # a broken script is a 500 the caller can see, not a hang
+            return 500, {"error": {"message": f"the stub's answerer failed: {error!r}"}}
         if isinstance(answer, StubReply):
             return answer.status, answer.body
         content = answer if isinstance(answer, str) else json.dumps(answer)

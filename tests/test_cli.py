@@ -611,3 +611,46 @@ def test_play_stops_at_a_bad_line_keeps_what_came_before_and_resumes(tmp_path: P
     broken.write_text("\n".join([*good[:3], *good[3:5]]) + "\n")
     again = CliRunner().invoke(cli, ["play", str(broken), "--db", db])
     assert again.exit_code == 0 and "(2 new, 3 already seen)" in again.stdout
+
+
+# -- with a model (the stub server on 127.0.0.1; its answers are scripted) ---------------------
+
+def _calm(body: dict[str, Any], headers: Any) -> dict[str, Any]:
+    """A scripted model that finds nothing worth remembering in any turn."""
+    assert headers["x-curator-template"].startswith("interpret.j2@")
+    return {"gap": "succeeded", "significance": 0.2, "immediate_context": "I carry on with my day."}
+
+
+def test_play_with_a_model_reports_calls_tokens_and_fallbacks(runner: CliRunner, tmp_path: Path) -> None:
+    from curator.llm import release_connections
+    from curator.stub_server import StubModelServer
+
+    db = tmp_path / "w.db"
+    with StubModelServer(_calm) as stub:
+        summary = as_json(ok(invoke(runner, "play", str(TRANSCRIPT), "--db", str(db), "--model",
+                                    "openai/stub", "--api-base", stub.url, "--json")))
+        text = ok(invoke(runner, "play", str(TRANSCRIPT), "--db", str(tmp_path / "again.db"),
+                         "--model", "openai/stub", "--api-base", stub.url)).output
+    release_connections()
+    assert summary["model"] == "openai/stub" and summary["model_calls"] == 67
+    assert summary["calls_per_character_turn"] == 1.0 and summary["decided_by_model"] == 67
+    assert summary["fallbacks_by_reason"] == {} and summary["prompt_tokens_per_turn"] > 500
+    assert "Model openai/stub: 67 calls (1.34/turn, 1.00/character-turn)" in text
+    logged = as_json(ok(invoke(runner, "calls", "--db", str(db), "--limit", "1000", "--json")))
+    assert len(logged["calls"]) == 67 and logged["totals"]["by_model"] == 67
+    assert {c["step"] for c in logged["calls"]} == {"interpret"}
+    lines = ok(invoke(runner, "calls", "--db", str(db), "--turn", "t001")).output.splitlines()
+    assert lines[0].split()[1:4] == ["turn", "t001", "bear"] and "interpret" in lines[0]
+    assert "No model calls logged that match." in ok(
+        invoke(runner, "calls", "--db", str(db), "--outcome", "fallback")).output
+
+
+def test_an_unreachable_model_falls_back_and_play_still_plays(runner: CliRunner, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CURATOR_MODEL", "openai/nobody")
+    monkeypatch.setenv("CURATOR_API_BASE", "http://127.0.0.1:9/v1")  # the discard port: refused
+    monkeypatch.setattr("curator.llm.time.sleep", lambda seconds: None)
+    summary = as_json(ok(invoke(runner, "play", str(TRANSCRIPT), "--db", str(tmp_path / "w.db"),
+                                "--json")))
+    assert summary["new"] == 50 and summary["decided_by_model"] == 0
+    assert set(summary["fallbacks_by_reason"]) == {"connection error"}

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import httpx
 import pytest
-from conftest import ROOT
+import respx
+from conftest import ROOT, TRANSCRIPT
 
 from curator.cli import cli
 
@@ -15,7 +17,7 @@ README = (ROOT / "README.md").read_text()
 
 def test_python_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    (block,) = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    block = re.findall(r"```python\n(.*?)```", README, flags=re.S)[0]
     monkeypatch.chdir(tmp_path)
     exec(compile(block, "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
@@ -24,6 +26,23 @@ def test_python_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.Monk
     sentiment, bond = (float(x) for x in printed[2].split())
     assert sentiment < bond < 0  # as the comment says: sentiment fast, bond slow
     assert (tmp_path / "world.db").exists()
+
+
+def test_model_example_runs_and_falls_back_when_the_server_fails(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    block = re.findall(r"```python\n(.*?)```", README, flags=re.S)[1]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fixtures" / "transcripts").mkdir(parents=True)
+    (tmp_path / "fixtures" / "transcripts" / "two_animals.jsonl").write_bytes(TRANSCRIPT.read_bytes())
+    monkeypatch.setattr("curator.llm.time.sleep", lambda seconds: None)  # no backoff waits
+    with respx.mock() as router:  # the "Ollama" answers every call with 503 (scripted)
+        route = router.post("http://127.0.0.1:11434/v1/chat/completions").mock(
+            return_value=httpx.Response(503, json={"error": {"message": "loading model"}}))
+        exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert route.call_count >= 3 and printed
+    assert all(line.split()[1:3] == ["server", "error"] for line in printed)
+    assert {line.split()[0] for line in printed} >= {"interpret"}
 
 
 @pytest.mark.parametrize("name", sorted(cli.commands))

@@ -43,3 +43,17 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     report = json.loads(capsys.readouterr().out)
     assert report.keys() >= KEYS
     assert report["turns"] == 50
+
+
+def test_bench_llm_pieces_report_sane_figures() -> None:
+    from evals.bench_llm import batch_figures, transcript_figures
+
+    figures = transcript_figures()
+    assert figures["turns"] == 50 and figures["character_turns"] == 67
+    assert figures["calls"] >= figures["character_turns"] and figures["fallbacks"] == 0
+    assert figures["interpret_calls_per_character_turn"] == 1.0
+    assert 0 < figures["mean_round_trip_ms"] < figures["mean_call_ms"]
+    assert 100 < figures["mean_prompt_tokens"] <= figures["max_prompt_tokens"]
+    batch = batch_figures(latency=0.05, characters=10)
+    assert batch["sync_calls"] == batch["async_calls"] == 10 == batch["sync_by_model"]
+    assert batch["sync_wall_s"] >= 0.05 and batch["async_wall_s"] >= 0.05

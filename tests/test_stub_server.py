@@ -219,3 +219,17 @@ def test_threads_share_the_stub_without_mixing_answers() -> None:
         for thread in threads:
             thread.join()
     assert not errors
+
+
+def test_an_episode_end_is_consolidated_by_the_model(transcript_turns: list[dict[str, Any]]) -> None:
+    echo = FallbackEcho()
+    with StubModelServer(echo) as stub, echo_world(":memory:", stub, echo) as world:
+        world.observe_many(transcript_turns[:12])
+        before = len(world.calls())
+        changes = world.end_episode("bear", "wolf")
+        calls = world.calls()[before:]
+        wolf = world.character("bear").relationships["wolf"]
+    assert [(c.step, c.outcome) for c in calls] == [("consolidate", "model")]
+    assert [(s.step, s.decided_by) for s in changes.steps] == [("consolidate", "model")]
+    assert wolf.long_term_summary == changes.summaries_revised[0].summary
+    assert len(wolf.recent_memories) <= 3  # all but the last three were consolidated

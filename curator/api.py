@@ -57,13 +57,6 @@ from curator.store import World, open_world
 R = TypeVar("R")
 
 
-class _DryRun(Exception):
-    """Raised inside a transaction to roll back an attempt that must not commit yet."""
-
-    def __init__(self, result: Any):
-        self.result = result
-
-
 def parse_turn(data: Turn | Mapping[str, Any] | str | bytes) -> Turn:
     """Validate a turn from a dict or JSON text; InvalidTurn names the first bad field."""
     if isinstance(data, Turn):
@@ -170,46 +163,41 @@ class Curator:
     def _attempt_turn(self, turn: Turn, decider: Decider, *, commit: bool, started: float) -> TurnResult:
         payload = turn.model_dump_json(exclude_none=True)
         digest = hashlib.sha256(payload.encode()).hexdigest()
-        try:
-            with self.world.transaction() as world:
-                logged = world.logged_turn(turn.id)
-                if logged is not None:
-                    if logged[0] != digest:
-                        raise ConflictingTurn("this id was already observed with different content",
-                                              field="id", turn_id=turn.id)
-                    previous = TurnResult.model_validate_json(logged[1] or "{}")
-                    return previous.model_copy(update={"duplicate": True})
-                clock = world.clock()
-                if clock is not None and turn.world_time < clock:
-                    raise TimeWentBackwards(f"{iso(turn.world_time)} is before the world clock "
-                                            f"{iso(clock)}", field="world_time", turn_id=turn.id)
-                curation = Curation(world, self.config, decider)
-                for character in turn.characters:
-                    if world.ensure_character(character, turn.world_time):
-                        curation.changes.created_characters.append(character)
-                pending: list[Request] = []
-                perceivers: list[tuple[str, Literal["actor", "observer"]]] = [(turn.actor, "actor")]
-                perceivers += [(observer, "observer") for observer in turn.observers]
-                for character, role in perceivers:
-                    # A character waiting for a decision does not stop the others from asking
-                    # for theirs: each perceiver reads and writes only its own memories.
-                    try:
-                        curation.perceive(turn, character, role)
-                    except Pending as waiting:
-                        pending.extend(waiting.requests)
-                if pending:
-                    raise Pending(pending)
-                result = TurnResult(turn_id=turn.id, world_time=iso(turn.world_time),
-                                    **curation.changes.model_dump())
-                result.elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
-                world.log_turn(turn_id=turn.id, seq=world.next_turn_seq(), world_time=turn.world_time,
-                               digest=digest, payload=payload, result=result.model_dump_json(),
-                               received_at=iso(datetime.now(UTC)))
-                world.set_meta("clock", iso(turn.world_time))
-                if not commit:
-                    raise _DryRun(result)
-        except _DryRun as dry:
-            return dry.result  # type: ignore[no-any-return]
+        with self.world.transaction(commit=commit) as world:
+            logged = world.logged_turn(turn.id)
+            if logged is not None:
+                if logged[0] != digest:
+                    raise ConflictingTurn("this id was already observed with different content",
+                                          field="id", turn_id=turn.id)
+                previous = TurnResult.model_validate_json(logged[1] or "{}")
+                return previous.model_copy(update={"duplicate": True})
+            clock = world.clock()
+            if clock is not None and turn.world_time < clock:
+                raise TimeWentBackwards(f"{iso(turn.world_time)} is before the world clock "
+                                        f"{iso(clock)}", field="world_time", turn_id=turn.id)
+            curation = Curation(world, self.config, decider)
+            for character in turn.characters:
+                if world.ensure_character(character, turn.world_time):
+                    curation.changes.created_characters.append(character)
+            pending: list[Request] = []
+            perceivers: list[tuple[str, Literal["actor", "observer"]]] = [(turn.actor, "actor")]
+            perceivers += [(observer, "observer") for observer in turn.observers]
+            for character, role in perceivers:
+                # A character waiting for a decision does not stop the others from asking
+                # for theirs: each perceiver reads and writes only its own memories.
+                try:
+                    curation.perceive(turn, character, role)
+                except Pending as waiting:
+                    pending.extend(waiting.requests)
+            if pending:
+                raise Pending(pending)
+            result = TurnResult(turn_id=turn.id, world_time=iso(turn.world_time),
+                                **curation.changes.model_dump())
+            result.elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+            world.log_turn(turn_id=turn.id, seq=world.next_turn_seq(), world_time=turn.world_time,
+                           digest=digest, payload=payload, result=result.model_dump_json(),
+                           received_at=iso(datetime.now(UTC)))
+            world.set_meta("clock", iso(turn.world_time))
         return result
 
     def _drive(self, units: Sequence[Unit[R]]) -> list[R]:
@@ -244,25 +232,18 @@ class Curator:
     def end_episode(self, character: str, with_: str | None = None) -> ChangeSet:
         """Seed 001 'after contracts end': fold recent memories into summaries, consider core."""
         owner = self._known(character)
-        if with_ is not None:
-            other = with_.strip().casefold()
+        only = with_.strip().casefold() if with_ is not None else None
+        if only is not None:
             known = self.world.relationship_others(owner)
-            if other not in known:
-                raise UnknownCharacter(other, known=known)
+            if only not in known:
+                raise UnknownCharacter(only, known=known)
 
         def attempt(decider: Decider, commit: bool) -> ChangeSet:
-            try:
-                with self.world.transaction() as world:
-                    now = world.clock() or datetime.now(UTC)
-                    others = ([with_.strip().casefold()] if with_ is not None
-                              else world.relationship_others(owner))
-                    curation = Curation(world, self.config, decider)
-                    for other in others:
-                        curation.end_episode(owner, other, now)
-                    if not commit:
-                        raise _DryRun(curation.changes)
-            except _DryRun as dry:
-                return dry.result  # type: ignore[no-any-return]
+            with self.world.transaction(commit=commit) as world:
+                now = world.clock() or datetime.now(UTC)
+                curation = Curation(world, self.config, decider)
+                for other in [only] if only is not None else world.relationship_others(owner):
+                    curation.end_episode(owner, other, now)
             return curation.changes
 
         if self.gateway is None:

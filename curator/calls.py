@@ -98,24 +98,6 @@ class CallSummary(BaseModel):
     attempts: int = 0
     mean_latency_ms: float = 0.0
 
-    @classmethod
-    def of(cls, records: list[CallRecord]) -> CallSummary:
-        summary = cls(calls=len(records))
-        costs = [r.cost for r in records if r.cost is not None]
-        summary.cost = round(sum(costs), 6) if costs else None
-        for record in records:
-            summary.attempts += record.attempts
-            summary.prompt_tokens += record.prompt_tokens or 0
-            summary.completion_tokens += record.completion_tokens or 0
-            if record.outcome == "model":
-                summary.by_model += 1
-            else:
-                key = record.reason or "unknown"
-                summary.fallbacks_by_reason[key] = summary.fallbacks_by_reason.get(key, 0) + 1
-        if records:
-            summary.mean_latency_ms = round(sum(r.latency_ms for r in records) / len(records), 2)
-        return summary
-
 
 def last_call_seq(world: World) -> int:
     return int(world.conn.execute("select coalesce(max(seq), 0) from calls").fetchone()[0])

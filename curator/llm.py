@@ -94,9 +94,15 @@ class ModelSettings(BaseModel):
             raise InvalidInput(first["msg"], field=".".join(map(str, first["loc"]))) from error
 
 
+_SCHEMA_HASHES: dict[type[BaseModel], str] = {}
+
+
 def schema_hash(decision: type[BaseModel]) -> str:
-    text = json.dumps(decision.model_json_schema(), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    # A decision's schema is fixed for the process, and generating it takes milliseconds.
+    if decision not in _SCHEMA_HASHES:
+        text = json.dumps(decision.model_json_schema(), sort_keys=True)
+        _SCHEMA_HASHES[decision] = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return _SCHEMA_HASHES[decision]
 
 
 def messages_for(request: Request) -> list[dict[str, str]]:

@@ -98,7 +98,13 @@ def render(template_name: str, inputs: BaseModel) -> str:
 
 def template_hash(template_name: str) -> str:
     """The first 16 hex digits of the sha256 of the template file's bytes."""
-    _, path = _source(template_name)
+    path = templates_dir() / template_name
+    return _file_hash(path, path.stat().st_mtime_ns)
+
+
+@cache
+def _file_hash(path: Path, mtime_ns: int) -> str:
+    # Every model call names its template's hash; hash a file once per version of it.
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 

@@ -84,8 +84,9 @@ class World:
         self.conn.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[World]:
-        """One write transaction: all of it commits, or none of it does."""
+    def transaction(self, *, commit: bool = True) -> Iterator[World]:
+        """One write transaction: all of it commits, or none of it does. With commit=False it
+        is a dry run: everything is rolled back at the end (rounds.py attempts units so)."""
         try:
             self.conn.execute("begin immediate")
         except sqlite3.OperationalError as error:
@@ -97,6 +98,9 @@ class World:
         except BaseException:
             self.conn.execute("rollback")
             raise
+        if not commit:
+            self.conn.execute("rollback")
+            return
         try:
             self.conn.execute("commit")
         except sqlite3.OperationalError as error:

@@ -35,7 +35,7 @@ class StubReply:
 Answerer = Callable[[dict[str, Any], Mapping[str, str]], "dict[str, Any] | str | StubReply"]
 
 
-def _counter() -> Callable[[str], int]:
+def token_counter() -> Callable[[str], int]:
     try:
         from curator.llm import _litellm
 
@@ -54,7 +54,7 @@ class StubModelServer:
     def __init__(self, answer: Answerer, *, latency: float = 0.0, model: str = "stub"):
         self.answer, self.latency, self.model = answer, latency, model
         self.received: list[dict[str, Any]] = []
-        self._count = _counter()
+        self._count = token_counter()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None

@@ -37,7 +37,7 @@ import httpx
 from curator import Curator
 from curator.llm import ModelSettings, release_connections, schema_hash
 from curator.steps import ALL_STEPS
-from curator.stub_server import FallbackEcho, StubModelServer, _counter
+from curator.stub_server import FallbackEcho, StubModelServer, token_counter
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPT = ROOT / "fixtures" / "transcripts" / "two_animals.jsonl"
@@ -70,7 +70,7 @@ def transcript_figures() -> dict[str, Any]:
                 client.post(f"{stub.url}/chat/completions", json=body).raise_for_status()
             round_trip_ms = (time.perf_counter() - started) * 1000 / len(bodies)
     release_connections()
-    count = _counter()
+    count = token_counter()
     schema_tokens = {s.name: count(json.dumps(s.decision.model_json_schema())) for s in ALL_STEPS}
     by_step: dict[str, int] = {}
     for call in calls:

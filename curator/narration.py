@@ -36,6 +36,8 @@ _MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "must",
 _IRREGULAR_3P = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was",
                  "don't": "doesn't", "aren't": "isn't", "haven't": "hasn't"}
 _WORD = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
+# Quoted speech is the speaker's own words: "you" inside it is not the game master's "you".
+_QUOTED = re.compile(r'("[^"]*"|\u201c[^\u201d]*\u201d)')
 
 
 def _third_person(verb: str) -> str:
@@ -60,7 +62,15 @@ def retell(text: str, *, perceiver: str, actor: str) -> str:
 
     If the perceiver is the actor, "you" becomes "I/me" and "your" "my". Otherwise "you"
     becomes the actor's name. Either way the perceiver's own name becomes "I/me/my".
+    Quoted speech is kept word for word.
     """
+    if '"' in text or "\u201c" in text:
+        return "".join(part if _QUOTED.fullmatch(part) else _retell_words(part, perceiver, actor)
+                       for part in _QUOTED.split(text))
+    return _retell_words(text, perceiver, actor)
+
+
+def _retell_words(text: str, perceiver: str, actor: str) -> str:
     is_actor = perceiver == actor
     actor_name = display_name(actor)
     own_name = display_name(perceiver).lower()
@@ -161,7 +171,7 @@ def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-def sentence(text: str, limit: int = 400) -> str:
+def sentence(text: str, limit: int = 590) -> str:
     """One clean sentence: trimmed, capitalised, ending with a full stop, never cut mid-word."""
     text = " ".join(text.split())
     if len(text) > limit:

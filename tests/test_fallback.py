@@ -131,6 +131,10 @@ def test_repeated_failure_becomes_a_lesson(curator, make_turn: TurnFactory) -> N
     ("Wolf and Fox corner you by the rocks.", "bear", "Wolf and Fox corner me by the rocks."),
     ("Wolf and Fox corner you by the rocks.", "owl", "Wolf and Fox corner Bear by the rocks."),
     ("Wolf blocks you, then you back off.", "bear", "Wolf blocks me, then I back off."),
+    # Quoted speech is the speaker's own words, kept as said.
+    ('You tell Wolf: "I saw you at the river." Then you leave.', "owl",
+     'Bear tells Wolf: "I saw you at the river." Then Bear leaves.'),
+    ('You tell Wolf: "I saw you at the river."', "bear", 'I tell Wolf: "I saw you at the river."'),
 ])
 def test_retelling_in_the_perceivers_voice(text: str, perceiver: str, expected: str) -> None:
     assert retell(text, perceiver=perceiver, actor="bear") == expected

@@ -6,6 +6,7 @@ file up before applying any migration to a world that already has data.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from sqlite_utils import Database
@@ -66,3 +67,122 @@ def m003_model_calls(db: Database) -> None:
         pk="id", not_null={"seq", "step", "model", "outcome"})
     db.table("calls").create_index(["seq"], unique=True)
     db.table("calls").create_index(["turn_id"])
+
+
+@migrations()
+def m004_recall(db: Database) -> None:
+    """Recall: full-text indexes kept by triggers, blocks (own and shared) and passages."""
+    conn = db.conn
+    # Neighbours of a memory are the owner's memories just before and after it (recall.py).
+    db.table("memories").create_index(["owner", "seq"])
+    db.table("memory_archive").create_index(["owner", "seq"])
+    # One index over live and archived memories: the rowid is the memory's seq, which it
+    # keeps when it is archived, so archiving moves nothing here. `about` holds who the
+    # memory is about and where; `owner` only filters (weighted 0 in bm25).
+    _run_script(conn, """
+    create virtual table memory_fts using fts5(text, about, owner,
+        tokenize = 'porter unicode61 remove_diacritics 2');
+    create trigger memories_fts_insert after insert on memories begin
+        delete from memory_fts where rowid = new.seq;
+        insert into memory_fts (rowid, text, about, owner) values (new.seq, new.content,
+            trim(coalesce(new.subject, '') || ' ' || coalesce(new.place, '') || ' '
+                 || coalesce(new.domain, '')), new.owner);
+    end;
+    create trigger memories_fts_update after update of content on memories begin
+        update memory_fts set text = new.content where rowid = new.seq;
+    end;
+    create trigger memories_fts_delete after delete on memories
+        when not exists (select 1 from memory_archive where seq = old.seq) begin
+        delete from memory_fts where rowid = old.seq;
+    end;
+    create trigger archive_fts_insert after insert on memory_archive begin
+        delete from memory_fts where rowid = new.seq;
+        insert into memory_fts (rowid, text, about, owner) values (new.seq, new.content,
+            trim(coalesce(new.subject, '') || ' ' || coalesce(new.place, '') || ' '
+                 || coalesce(new.domain, '')), new.owner);
+    end;
+    create trigger archive_fts_update after update of content on memory_archive begin
+        update memory_fts set text = new.content where rowid = new.seq;
+    end;
+    create trigger archive_fts_delete after delete on memory_archive
+        when not exists (select 1 from memories where seq = old.seq) begin
+        delete from memory_fts where rowid = old.seq;
+    end;
+
+    create virtual table summary_fts using fts5(text, other, owner,
+        tokenize = 'porter unicode61 remove_diacritics 2');
+    create trigger summary_fts_insert after insert on relationships begin
+        insert into summary_fts (rowid, text, other, owner)
+        values (new.rowid, coalesce(new.long_term_summary, ''), new.other, new.owner);
+    end;
+    create trigger summary_fts_update after update of long_term_summary on relationships begin
+        update summary_fts set text = coalesce(new.long_term_summary, '') where rowid = new.rowid;
+    end;
+    create trigger summary_fts_delete after delete on relationships begin
+        delete from summary_fts where rowid = old.rowid;
+    end;
+
+    -- Seed 002: labelled blocks always in a character's prompt. A shared block has one
+    -- owner and is attached to others through block_links; deleting the owner deletes it.
+    create table blocks (
+        id integer primary key,
+        owner text not null references characters(id) on delete cascade,
+        label text not null,
+        content text not null default '',
+        char_limit integer not null default 2000,
+        description text not null default '',
+        shared integer not null default 0,
+        created_at text not null,
+        updated_at text not null,
+        unique (owner, label)
+    );
+    create table block_links (
+        block_id integer not null references blocks(id) on delete cascade,
+        character text not null references characters(id) on delete cascade,
+        attached_at text not null,
+        primary key (block_id, character)
+    );
+    create index block_links_character on block_links (character);
+
+    -- Seed 002: archival passages, searchable text with tags (lore, past episodes).
+    create table passages (
+        id integer primary key,
+        owner text not null references characters(id) on delete cascade,
+        content text not null,
+        tags text not null default '[]',
+        created_at text not null
+    );
+    create index passages_owner on passages (owner, id);
+    create virtual table passage_fts using fts5(text, tags, owner,
+        tokenize = 'porter unicode61 remove_diacritics 2');
+    create trigger passages_fts_insert after insert on passages begin
+        insert into passage_fts (rowid, text, tags, owner) values (new.id, new.content, new.tags, new.owner);
+    end;
+    create trigger passages_fts_update after update on passages begin
+        update passage_fts set text = new.content, tags = new.tags where rowid = new.id;
+    end;
+    create trigger passages_fts_delete after delete on passages begin
+        delete from passage_fts where rowid = old.id;
+    end;
+    """)
+    # Worlds made before this migration: index what they already hold.
+    for table in ("memories", "memory_archive"):
+        conn.execute(
+            f"insert or replace into memory_fts (rowid, text, about, owner) select seq, content, "
+            "trim(coalesce(subject, '') || ' ' || coalesce(place, '') || ' ' || coalesce(domain, '')), "
+            f"owner from {table}")
+    conn.execute("insert into summary_fts (rowid, text, other, owner) select rowid, "
+                 "coalesce(long_term_summary, ''), other, owner from relationships")
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run statements one by one: executescript() would commit the migration's transaction."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            lines = [line for line in pending.splitlines() if not line.strip().startswith("--")]
+            statement = "\n".join(lines).strip()
+            if statement != ";":
+                conn.execute(statement)
+            pending = ""

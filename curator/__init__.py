@@ -11,25 +11,33 @@ Importing curator never imports a model client; the model path loads lazily.
 """
 
 from curator.api import Curator, parse_turn
+from curator.blocks import Block, Blocks
 from curator.config import CuratorConfig
 from curator.errors import (
+    BlockExists,
+    BlockNotShared,
+    BlockTooLarge,
     ConflictingTurn,
     CuratorError,
     InvalidInput,
     InvalidTurn,
     TimeWentBackwards,
+    UnknownBlock,
     UnknownCharacter,
+    UnknownPassage,
     WorldFormatError,
     WorldLocked,
 )
 from curator.models import Character, Gap, Intent, Memory, MemoryKind, Relationship, Tier, Turn
+from curator.passages import Passage, PassageHit, Passages
 from curator.results import ChangeSet, TurnResult
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ChangeSet", "Character", "ConflictingTurn", "Curator", "CuratorConfig", "CuratorError", "Gap",
-    "Intent", "InvalidInput", "InvalidTurn", "Memory", "MemoryKind", "Relationship", "Tier",
-    "TimeWentBackwards", "Turn", "TurnResult", "UnknownCharacter", "WorldFormatError",
-    "WorldLocked", "parse_turn",
+    "Block", "BlockExists", "BlockNotShared", "BlockTooLarge", "Blocks", "ChangeSet", "Character",
+    "ConflictingTurn", "Curator", "CuratorConfig", "CuratorError", "Gap", "Intent", "InvalidInput",
+    "InvalidTurn", "Memory", "MemoryKind", "Passage", "PassageHit", "Passages", "Relationship", "Tier",
+    "TimeWentBackwards", "Turn", "TurnResult", "UnknownBlock", "UnknownCharacter", "UnknownPassage",
+    "WorldFormatError", "WorldLocked", "parse_turn",
 ]

@@ -20,13 +20,16 @@ import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from curator.blocks import Blocks
 from curator.calls import CallRecord, log_calls, read_calls
 from curator.config import CuratorConfig
+from curator.context import MemoryContext, fit, gather
 from curator.errors import (
     ConflictingTurn,
     CuratorError,
@@ -39,16 +42,21 @@ from curator.exporting import character_document, import_document, world_documen
 from curator.fading import faded_strength
 from curator.llm import ModelGateway, ModelSettings
 from curator.models import (
+    MAX_REALITY,
     Character,
     Relationship,
     SelfState,
     Tier,
     Turn,
+    display_name,
     iso,
     normalize_character_id,
     to_utc,
 )
+from curator.passages import Passages
 from curator.pipeline import Curation
+from curator.query import read_query
+from curator.recall import Recalled, rank, refresh_recalled
 from curator.results import ChangeSet, TurnResult
 from curator.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.steps import Decider, FallbackDecider
@@ -318,8 +326,71 @@ class Curator:
     def export_world(self) -> dict[str, Any]:
         return world_document([self.export_character(c) for c in self.characters()], self.world.clock())
 
+    # -- reading: recall ------------------------------------------------------------------
+
+    def search(self, character: str, query: str, *, limit: int = 10,
+               with_: Sequence[str] = ()) -> list[Recalled]:
+        """The character's memories (live or archived) that best match `query`, best first.
+
+        An inspection: nothing is marked as recalled (`context()` is the read that recalls).
+        `with_` names characters present, whose memories count a little more."""
+        owner = self._known(character)
+        if not 1 <= limit <= 1_000:
+            raise InvalidInput("limit must be 1..1000", field="limit")
+        present = [self._id(c) for c in with_]
+        recall = self.config.recall
+        read = read_query(query, self.world.character_ids())
+        return rank(self.world, owner, read, config=recall, weights=recall.search_weights,
+                    present=present, now=self.world.clock(), limit=limit)
+
+    def context(self, character: str, situation: str = "", *, with_: Sequence[str] = (),
+                max_tokens: int | None = None, peek: bool = False) -> MemoryContext:
+        """The text for the character's next prompt, fitted to `max_tokens`, with a manifest.
+
+        Scores memories against `situation` (with `with_` the characters present), renders
+        prompts/context.j2 and marks what it used as recalled (strength +0.15, recall count +1,
+        last recalled = the world clock), in one transaction. `peek=True` changes nothing."""
+        owner = self._known(character)
+        recall = self.config.recall
+        budget = recall.default_max_tokens if max_tokens is None else max_tokens
+        if not 1 <= budget <= 1_000_000:
+            raise InvalidInput("max_tokens must be 1..1000000", field="max_tokens")
+        if len(situation) > MAX_REALITY:
+            raise InvalidInput(f"at most {MAX_REALITY} characters", field="situation")
+        present = list(dict.fromkeys(p for p in (self._id(c) for c in with_) if p != owner))
+        now = self.world.clock()
+        items, memories = gather(self.world, owner, situation, present, recall, now)
+        name = display_name(owner) if (row := self.world.character_row(owner)) is None else row["name"]
+        text, tokens, kept, dropped = fit(name, items, budget, recall.encoding)
+        used = [memories[i.key] for i in kept if i.section in ("core", "memory", "short_term")]
+        if not peek and now is not None and used:
+            with self.world.transaction() as world:
+                refresh_recalled(world, used, now)
+        return MemoryContext(character=owner, situation=situation, present=present, text=text,
+                             tokens=tokens, max_tokens=budget, encoding=recall.encoding, items=kept,
+                             dropped=dropped, recalled=[] if peek or now is None else [m.id for m in used],
+                             peek=peek)
+
     def counts(self, character: str) -> dict[str, int]:
         return self.world.count_memories(self._known(character))
+
+    # -- blocks, passages, deleting a character ---------------------------------------------
+
+    @cached_property
+    def blocks(self) -> Blocks:
+        """Core memory blocks, own and shared (seed 002): `curator.blocks.create("bear", ...)`."""
+        return Blocks(self.world)
+
+    @cached_property
+    def passages(self) -> Passages:
+        """Archival passages, searchable by keyword (seed 002)."""
+        return Passages(self.world)
+
+    def delete_character(self, character: str) -> dict[str, int]:
+        """Delete a character and everything that refers to it, in one transaction; returns the
+        rows removed per table (see `World.delete_character`)."""
+        with self.world.transaction() as world:
+            return world.delete_character(world.known_character(character))
 
     # -- helpers -------------------------------------------------------------------------
 

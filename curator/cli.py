@@ -490,3 +490,16 @@ def calls_command(turn_id: str | None, character: str | None, outcome: str | Non
         click.echo(f"All calls: {total.calls}, {total.by_model} used, fallbacks: "
                    + (", ".join(f"{n} ({r})" for r, n in total.fallbacks_by_reason.items()) or "none")
                    + f"; {total.prompt_tokens} prompt + {total.completion_tokens} completion tokens")
+
+
+# Blocks, passages and `delete` live in cli_blocks.py, which uses the helpers above.
+from curator.cli_blocks import block, delete_command, passage  # noqa: E402
+
+for _command in (block, passage, delete_command):
+    cli.add_command(_command)
+
+# Recall (context, search) and evals live in cli_recall.py.
+from curator.cli_recall import context_command, eval_group, search_command  # noqa: E402
+
+for _command in (context_command, search_command, eval_group):
+    cli.add_command(_command)

@@ -61,3 +61,46 @@ class WorldLocked(CuratorError):
 
 class WorldFormatError(CuratorError):
     """A world file or an export document is not something curator can read."""
+
+
+class BlockTooLarge(InvalidInput):
+    """A write would make a block longer than its `char_limit`; nothing was written."""
+
+    def __init__(self, owner: str, label: str, *, limit: int, size: int):
+        self.owner, self.label, self.limit, self.size = owner, label, limit, size
+        super().__init__(f"block {owner}/{label} holds at most {limit} characters; this write "
+                         f"would make it {size}", field="content")
+
+
+class BlockExists(InvalidInput):
+    """A character already owns a block with this label."""
+
+    def __init__(self, owner: str, label: str):
+        self.owner, self.label = owner, label
+        super().__init__(f"{owner} already has a block {label!r}", field="label")
+
+
+class BlockNotShared(InvalidInput):
+    """Only a block created as shared can be attached to other characters."""
+
+    def __init__(self, owner: str, label: str):
+        self.owner, self.label = owner, label
+        super().__init__(f"block {owner}/{label} is not shared; create it with shared=True "
+                         "to attach it to others", field="label")
+
+
+class UnknownBlock(CuratorError):
+    """A command named a block that does not exist (or that the character cannot see)."""
+
+    def __init__(self, character: str, label: str, *, known: list[str] | None = None):
+        self.character, self.label = character, label
+        hint = f" (its blocks: {', '.join(known)})" if known else ""
+        super().__init__(f"{character} has no block {label!r}{hint}")
+
+
+class UnknownPassage(CuratorError):
+    """A command named a passage id that is not one of this character's passages."""
+
+    def __init__(self, owner: str, passage_id: int):
+        self.owner, self.passage_id = owner, passage_id
+        super().__init__(f"{owner} has no passage {passage_id}")

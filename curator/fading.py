@@ -37,22 +37,33 @@ INACTIVE_BELOW = 0.2  # seed 000: weaker memories are kept but not injected
 
 
 def daily_rate(memory: Memory) -> float:
-    rate = DECAY_RATES.get(memory.kind, 0.03) * (1.0 - memory.importance * 0.5)
-    if memory.recall_count > 5:
+    return kind_rate(memory.kind, memory.importance, memory.recall_count)
+
+
+def kind_rate(kind: MemoryKind, importance: float, recall_count: int) -> float:
+    rate = DECAY_RATES.get(kind, 0.03) * (1.0 - importance * 0.5)
+    if recall_count > 5:
         rate *= 0.5
-    if memory.recall_count > 20:
+    if recall_count > 20:
         rate *= 0.3
     return rate
 
 
 def faded_strength(memory: Memory, strength_at: datetime, now: datetime) -> float:
     """The strength `memory` has at game time `now`, having been set at `strength_at`."""
-    if memory.tier is Tier.CORE:
-        return memory.strength
+    return faded_value(memory.kind, memory.importance, memory.recall_count, memory.tier,
+                       memory.strength, strength_at, now)
+
+
+def faded_value(kind: MemoryKind, importance: float, recall_count: int, tier: Tier, strength: float,
+                strength_at: datetime, now: datetime) -> float:
+    """faded_strength from a memory's fields (recall.py scores rows without building Memory)."""
+    if tier is Tier.CORE:
+        return strength
     days = (now - strength_at).total_seconds() / 86_400.0
     if days <= 0:
-        return memory.strength
-    return round(max(0.0, memory.strength - daily_rate(memory) * days), 6)
+        return strength
+    return round(max(0.0, strength - kind_rate(kind, importance, recall_count) * days), 6)
 
 
 def refresh(memory: Memory, now: datetime, amount: float = RECALL_REFRESH) -> None:

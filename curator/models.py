@@ -36,6 +36,16 @@ def normalize_character_id(value: str) -> str:
 
 CharacterId = Annotated[str, AfterValidator(normalize_character_id)]
 
+_LABEL = re.compile(r"^[a-z0-9_]{1,40}$")
+
+
+def normalize_label(value: str) -> str:
+    """Block labels and passage tags are lower-case words: ' Current_State ' → 'current_state'."""
+    key = value.strip().casefold()
+    if not _LABEL.match(key):
+        raise ValueError(f"a label is 1-40 lower-case letters, digits or '_'; got {value!r}")
+    return key
+
 
 def display_name(character_id: str) -> str:
     """How a character is named in memory text: 'wolf' → 'Wolf', 'old_oak' → 'Old Oak'."""

@@ -13,20 +13,20 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
 
-from curator.errors import WorldFormatError, WorldLocked
+from curator.errors import InvalidInput, UnknownCharacter, WorldFormatError, WorldLocked
 from curator.migrations import migrations
-from curator.models import Memory, MemoryKind, Relationship, Tier, display_name, iso
+from curator.models import Memory, MemoryKind, Relationship, Tier, display_name, iso, normalize_character_id
 
 _MEMORY_FIELDS = ("id", "seq", "owner", "subject", "content", "kind", "emotional_impact", "valence",
                   "importance", "tier", "strength", "strength_at", "recall_count", "last_recalled",
                   "created_at", "source_turns", "traits", "place", "domain")
-_SELECT_MEMORY = "select " + ", ".join(_MEMORY_FIELDS)
+SELECT_MEMORY = "select " + ", ".join(_MEMORY_FIELDS)
 _dt = datetime.fromisoformat
 
 
@@ -123,6 +123,10 @@ class World:
         value = self.meta("clock")
         return None if value is None else _dt(value)
 
+    def now(self) -> datetime:
+        """What time it is for a write: the world clock once a turn has set it, else UTC now."""
+        return self.clock() or datetime.now(UTC)
+
     def logged_turn(self, turn_id: str) -> tuple[str, str | None] | None:
         row = self.conn.execute("select digest, result from turns where id = ?", (turn_id,)).fetchone()
         return None if row is None else (row[0], row[1])
@@ -171,10 +175,46 @@ class World:
                 raise ValueError(f"not a character field: {name}")
             self.conn.execute(f"update characters set {name} = ? where id = ?", (value, character_id))
 
+    def known_character(self, character: str) -> str:
+        """The id of a character the world has seen (normalised: ' Wolf ' → 'wolf')."""
+        try:
+            key = normalize_character_id(character)
+        except ValueError as error:
+            raise InvalidInput(str(error), field="character") from error
+        if self.character_row(key) is None:
+            raise UnknownCharacter(key, known=self.character_ids())
+        return key
+
     def delete_character_memories(self, character_id: str) -> None:
         for table in ("memories", "memory_archive"):
             self.conn.execute(f"delete from {table} where owner = ?", (character_id,))
         self.conn.execute("delete from relationships where owner = ?", (character_id,))
+
+    def delete_character(self, character_id: str) -> dict[str, int]:
+        """Remove a character and every row that refers to it; call inside `transaction()`.
+
+        Gone: its memories and archive; its relationships and the others' relationships with
+        it, with their memories about it (a relationship cannot outlive its character); the
+        blocks it owns with their links; its links to others' shared blocks; its passages; its
+        model calls. The full-text indexes follow through their triggers. The turn log keeps
+        the turns it took part in, so replaying one still changes nothing. Returns the rows
+        removed per table.
+        """
+        statements = {
+            "memories": "delete from memories where owner = ?1 or subject = ?1",
+            "memory_archive": "delete from memory_archive where owner = ?1 or subject = ?1",
+            "relationships": "delete from relationships where owner = ?1 or other = ?1",
+            # blocks and passages cascade from characters; deleting them here says so and
+            # does not depend on the foreign_keys pragma.
+            "block_links": "delete from block_links where character = ?1 "
+                           "or block_id in (select id from blocks where owner = ?1)",
+            "blocks": "delete from blocks where owner = ?1",
+            "passages": "delete from passages where owner = ?1",
+            "calls": "delete from calls where character = ?1",
+            "characters": "delete from characters where id = ?1",
+        }
+        return {table: self.conn.execute(sql, (character_id,)).rowcount
+                for table, sql in statements.items()}
 
     # -- relationships -----------------------------------------------------------------
 
@@ -223,27 +263,27 @@ class World:
     def memories(self, owner: str, subject: str | None, tier: Tier) -> list[Memory]:
         """Memories of one tier about one subject (None: the self), oldest first."""
         rows = self.conn.execute(
-            f"{_SELECT_MEMORY} from memories where owner = ? and subject is ? and tier = ? "
+            f"{SELECT_MEMORY} from memories where owner = ? and subject is ? and tier = ? "
             "order by seq", (owner, subject, tier.value)).fetchall()
-        return [_memory(row) for row in rows]
+        return [memory_from_row(row) for row in rows]
 
     def recent_memories_before(self, until: datetime) -> Iterator[Memory]:
         """Every recent-tier memory whose strength was last set before `until` (for fading)."""
         rows = self.conn.execute(
-            f"{_SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq",
+            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq",
             (iso(until),)).fetchall()
-        return (_memory(row) for row in rows)
+        return (memory_from_row(row) for row in rows)
 
     def archived_memories(self, owner: str, subject: str | None = None, *,
                           any_subject: bool = False) -> list[Memory]:
         where = "owner = ?" if any_subject else "owner = ? and subject is ?"
         params: tuple[Any, ...] = (owner,) if any_subject else (owner, subject)
         rows = self.conn.execute(
-            f"{_SELECT_MEMORY}, archived_at, archived_reason from memory_archive where {where} "
+            f"{SELECT_MEMORY}, archived_at, archived_reason from memory_archive where {where} "
             "order by seq", params).fetchall()
         out = []
         for row in rows:
-            memory = _memory(row[:-2])
+            memory = memory_from_row(row[:-2])
             memory.tier = Tier.ARCHIVED
             memory.archived_at = _dt(row[-2]) if row[-2] else None
             memory.archived_reason = row[-1]
@@ -309,7 +349,7 @@ def _memory_row(memory: Memory, seq: int) -> tuple[Any, ...]:
             json.dumps(memory.traits), memory.place, memory.domain)
 
 
-def _memory(row: tuple[Any, ...]) -> Memory:
+def memory_from_row(row: tuple[Any, ...]) -> Memory:
     # Rows were validated when written; model_construct skips re-validating on every read.
     return Memory.model_construct(
         id=row[0], owner=row[2], subject=row[3], content=row[4], kind=MemoryKind(row[5]),
@@ -318,3 +358,4 @@ def _memory(row: tuple[Any, ...]) -> Memory:
         last_recalled=_dt(row[13]), created_at=_dt(row[14]), source_turns=json.loads(row[15]),
         traits=json.loads(row[16]) if row[16] else [], place=row[17], domain=row[18],
         archived_at=None, archived_reason=None)
+

@@ -36,16 +36,10 @@ Answerer = Callable[[dict[str, Any], Mapping[str, str]], "dict[str, Any] | str |
 
 
 def token_counter() -> Callable[[str], int]:
-    try:
-        from curator.llm import _litellm
+    """Counts prompt tokens with cl100k_base, as a provider would (curator/tokens.py, offline)."""
+    from curator.tokens import count_tokens
 
-        _litellm()  # points tiktoken at litellm's bundled encodings, offline
-        import tiktoken
-
-        encoding = tiktoken.get_encoding("cl100k_base")
-        return lambda text: len(encoding.encode(text))
-    except Exception:  # no litellm or tiktoken: a rough count, four characters a token
-        return lambda text: max(1, len(text) // 4)
+    return count_tokens
 
 
 class StubModelServer:

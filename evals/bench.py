@@ -16,6 +16,13 @@ p95(last 1,000) ≤ 1.5 × p95(first 1,000).
 `llm` measures the model path against the stub server (see evals/bench_llm.py):
 
     python -m evals.bench llm
+
+`context` measures context assembly for a character with 10,000 memories in a world of
+1,000 characters (evals/bench_context.py); `locomo` prints LoCoMo retrieval recall@k by
+category and its run time (curator/locomo.py):
+
+    python -m evals.bench context
+    python -m evals.bench locomo ../shared/data/locomo/locomo-dev.json
 """
 
 from __future__ import annotations
@@ -204,7 +211,38 @@ def main(argv: list[str] | None = None) -> int:
     llm.add_argument("--characters", type=int, default=50, help="characters in the batch (default 50)")
     llm.add_argument("--latency", type=float, default=0.2, help="stub answer time, s (default 0.2)")
     llm.add_argument("--json", action="store_true", help="print one JSON object")
+    context = commands.add_parser("context", help="context assembly latency (evals/bench_context.py)")
+    context.add_argument("--memories", type=int, default=10_000, help="the hero's memories (default 10000)")
+    context.add_argument("--characters", type=int, default=1_000, help="characters (default 1000)")
+    context.add_argument("--calls", type=int, default=300, help="context calls timed (default 300)")
+    context.add_argument("--max-tokens", type=int, default=1_000, help="budget (default 1000)")
+    context.add_argument("--peek", action="store_true", help="time the read alone, no recall refresh")
+    context.add_argument("--json", action="store_true", help="print one JSON object")
+    locomo = commands.add_parser("locomo", help="LoCoMo retrieval recall@k and its run time")
+    locomo.add_argument("path", nargs="?", default="../shared/data/locomo/locomo-dev.json")
+    locomo.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.command == "context":
+        from evals.bench_context import bench_context, format_context_report
+
+        if args.memories < 10 or args.characters < 2 or args.calls < 1:
+            parser.error("need --memories >= 10, --characters >= 2 and --calls >= 1")
+        result = bench_context(args.memories, args.characters, args.calls, args.max_tokens, args.peek)
+        print(json.dumps(result, indent=2) if args.json else format_context_report(result))
+        return 0
+    if args.command == "locomo":
+        from curator.locomo import evaluate
+
+        started = time.perf_counter()
+        scores = evaluate(args.path, [5, 10, 25, 50])
+        seconds = round(time.perf_counter() - started, 1)
+        if args.json:
+            print(json.dumps({**scores, "seconds": seconds}, indent=2))
+        else:
+            print(f"LoCoMo retrieval: {scores['questions']} questions in {seconds} s")
+            for name, values in [("overall", scores["recall"]), *scores["by_category"].items()]:
+                print(f"  {name:<12} " + "  ".join(f"@{k} {100 * v:5.1f}" for k, v in values.items()))
+        return 0
     if args.command == "llm":
         from evals.bench_llm import bench_llm, format_llm_report
 

@@ -107,6 +107,26 @@ def played(transcript_turns: list[dict[str, Any]]) -> Iterator[tuple[Curator, di
         yield world, results
 
 
+def cli_commands() -> dict[str, Any]:
+    """Every command a user can run, by the words after `curator`: "show", "block list", …
+    (a group's subcommands, not the group)."""
+    import click
+
+    from curator.cli import cli
+
+    found: dict[str, Any] = {}
+
+    def walk(group: click.Group, prefix: str) -> None:
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                walk(command, f"{prefix}{name} ")
+            else:
+                found[prefix + name] = command
+
+    walk(cli, "")
+    return found
+
+
 TurnFactory = Callable[..., dict[str, Any]]
 
 

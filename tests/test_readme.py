@@ -8,16 +8,20 @@ from pathlib import Path
 import httpx
 import pytest
 import respx
-from conftest import ROOT, TRANSCRIPT
-
-from curator.cli import cli
+from conftest import ROOT, TRANSCRIPT, cli_commands
 
 README = (ROOT / "README.md").read_text()
 
 
+def python_example(marker: str) -> str:
+    """The README's one Python example containing `marker` (examples move as sections grow)."""
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", README, flags=re.S) if marker in b]
+    return block
+
+
 def test_python_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    block = re.findall(r"```python\n(.*?)```", README, flags=re.S)[0]
+    block = python_example("curator.observe(")
     monkeypatch.chdir(tmp_path)
     exec(compile(block, "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
@@ -30,7 +34,7 @@ def test_python_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_model_example_runs_and_falls_back_when_the_server_fails(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    block = re.findall(r"```python\n(.*?)```", README, flags=re.S)[1]
+    block = python_example("ModelSettings")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "fixtures" / "transcripts").mkdir(parents=True)
     (tmp_path / "fixtures" / "transcripts" / "two_animals.jsonl").write_bytes(TRANSCRIPT.read_bytes())
@@ -45,6 +49,30 @@ def test_model_example_runs_and_falls_back_when_the_server_fails(
     assert {line.split()[0] for line in printed} >= {"interpret"}
 
 
-@pytest.mark.parametrize("name", sorted(cli.commands))
+def test_blocks_example_prints_what_its_comments_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    block = python_example("curator.blocks")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md", "exec"), {})
+    shown = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("# ")]
+    assert capsys.readouterr().out.splitlines() == shown
+
+
+@pytest.mark.parametrize("name", sorted(cli_commands()))
 def test_every_command_is_in_the_readme(name: str) -> None:
     assert f"curator {name}" in README
+
+
+def test_recall_example_runs_after_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from curator import Curator
+
+    block = python_example("curator.context(")
+    monkeypatch.chdir(tmp_path)
+    with Curator("curator.db") as world:  # what `curator play fixtures/…` leaves behind
+        for line in TRANSCRIPT.read_text().splitlines():
+            world.observe(line)
+    exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert printed.startswith("# You are Bear") and "### Wolf" in printed
+    assert "steel" in printed.splitlines()[-3] or "trap" in printed.splitlines()[-3]

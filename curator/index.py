@@ -1,0 +1,131 @@
+"""The recall indexes: full-text search over a character's memories and their neighbours.
+
+The FTS5 tables and the triggers that keep them in step with `memories`, `memory_archive`,
+`relationships` and `passages` are created by migration m004. An indexed memory's rowid is
+its `seq`, which it keeps when it is archived, so live and archived memories are searched
+together. Plain SQL, like store.py; nothing here knows how scores are combined (recall.py).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from curator.models import Memory, MemoryKind, Tier
+from curator.store import SELECT_MEMORY, World, memory_from_row
+
+_dt = datetime.fromisoformat
+
+
+
+_ALL_MEMORIES = (f"{SELECT_MEMORY}, 0, null, null from memories where {{where}} union all "
+                 f"{SELECT_MEMORY}, 1, archived_at, archived_reason from memory_archive where {{where}}")
+_FACT_COLUMNS = ("seq, subject, content, kind, valence, importance, tier, strength, strength_at, "
+                 "recall_count, last_recalled, created_at")
+
+
+class Facts(NamedTuple):
+    """What scoring needs of a memory, read without building a `Memory` (recall is hot)."""
+
+    seq: int
+    subject: str | None
+    content: str
+    kind: MemoryKind
+    valence: float
+    importance: float
+    tier: Tier
+    strength: float
+    strength_at: datetime
+    recall_count: int
+    last_recalled: datetime
+    created_at: datetime
+
+
+def _facts(row: tuple[Any, ...], archived: bool) -> Facts:
+    return Facts(int(row[0]), row[1], row[2], MemoryKind(row[3]), row[4], row[5],
+                 Tier.ARCHIVED if archived else Tier(row[6]), row[7], _dt(row[8] or row[11]), row[9],
+                 _dt(row[10]), _dt(row[11]))
+
+
+def search_memories(world: World, owner: str, match: str, limit: int) -> list[tuple[int, float]]:
+    """(seq, score) of the owner's memories, live or archived, matching an FTS5 expression,
+    best first; score is bm25 made positive (bigger is better)."""
+    rows = world.conn.execute(
+        "select rowid, -bm25(memory_fts, 1.0, 0.5, 0.0) as score from memory_fts "
+        "where memory_fts match ? and owner = ? order by score desc limit ?",
+        (f"owner : {_phrase(owner)} AND ({match})", owner, limit)).fetchall()
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def facts_by_seq(world: World, seqs: list[int]) -> dict[int, Facts]:
+    """Scoring facts of memories, live or archived, by seq."""
+    out: dict[int, Facts] = {}
+    for start in range(0, len(seqs), 500):
+        chunk = seqs[start:start + 500]
+        marks = ", ".join("?" * len(chunk))
+        for archived, table in ((False, "memories"), (True, "memory_archive")):
+            for row in world.conn.execute(f"select {_FACT_COLUMNS} from {table} where seq in ({marks})",
+                                          chunk):
+                out[int(row[0])] = _facts(row, archived)
+    return out
+
+
+def memories_by_seq(world: World, seqs: list[int]) -> dict[int, Memory]:
+    """Memories (live or archived) by seq; archived ones carry tier ARCHIVED."""
+    out: dict[int, Memory] = {}
+    for start in range(0, len(seqs), 500):
+        chunk = seqs[start:start + 500]
+        marks = ", ".join("?" * len(chunk))
+        sql = _ALL_MEMORIES.format(where=f"seq in ({marks})")
+        for row in world.conn.execute(sql, (*chunk, *chunk)):
+            out[int(row[1])] = _with_archive(row)
+    return out
+
+
+def neighbour_seqs(world: World, owner: str, seq: int, count: int) -> list[int]:
+    """The seqs of the owner's `count` memories just before and just after `seq`."""
+    found: list[int] = []
+    for table in ("memories", "memory_archive"):
+        for op, order in (("<", "desc"), (">", "asc")):
+            found.extend(r[0] for r in world.conn.execute(
+                f"select seq from {table} where owner = ? and seq {op} ? order by seq {order} limit ?",
+                (owner, seq, count)))
+    before = sorted((s for s in found if s < seq), reverse=True)[:count]
+    after = sorted(s for s in found if s > seq)[:count]
+    return sorted(before + after)
+
+
+def latest_seqs(world: World, owner: str, limit: int) -> list[int]:
+    """The seqs of the owner's newest memories, live or archived, newest first."""
+    found: list[int] = []
+    for table in ("memories", "memory_archive"):
+        found += [r[0] for r in world.conn.execute(
+            f"select seq from {table} where owner = ? order by seq desc limit ?", (owner, limit))]
+    return sorted(found, reverse=True)[:limit]
+
+
+def scene_seqs(world: World, owner: str, subjects: list[str | None], per_tier: int) -> dict[int, str]:
+    """The owner's newest `per_tier` recent and core memories about each subject (None: the
+    self): seq → "core" or "recent"."""
+    out: dict[int, str] = {}
+    for subject in subjects:
+        for tier in (Tier.CORE, Tier.RECENT):
+            for row in world.conn.execute(
+                    "select seq from memories where owner = ? and subject is ? and tier = ? "
+                    "order by seq desc limit ?", (owner, subject, tier.value, per_tier)):
+                out[int(row[0])] = tier.value
+    return out
+
+
+def _with_archive(row: tuple[Any, ...]) -> Memory:
+    memory = memory_from_row(row[:-3])
+    if row[-3]:
+        memory.tier = Tier.ARCHIVED
+        memory.archived_at = _dt(row[-2]) if row[-2] else None
+        memory.archived_reason = row[-1]
+    return memory
+
+
+def _phrase(text: str) -> str:
+    """Text as one quoted FTS5 phrase (quotes doubled), safe whatever it holds."""
+    return '"' + text.replace('"', '""') + '"'

@@ -1,0 +1,132 @@
+"""Query: what a situation or a question asks for, read without a model.
+
+A situation ("Wolf comes back to the river") or a question ("When did Caroline go to the
+support group?") becomes: the content words to search for (function words and the verbs
+that only frame a question, like "say" or "describe", left out), adjacent pairs of them as
+phrases, the characters it names (in order: the first named is usually who it is about),
+the dates it mentions, and what kind of answer it wants ("when" → a time, "how many" → a
+number). recall.py turns these into a full-text query and score cues.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+STOPWORDS = frozenset([
+    "a", "about", "above", "after", "again", "against", "all", "almost", "also", "am", "among", "an",
+    "and", "any", "anyone", "anything", "are", "around", "as", "at", "be", "became", "because", "been",
+    "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "did", "do",
+    "does", "doing", "done", "down", "during", "each", "either", "else", "even", "ever", "every", "few",
+    "for", "from", "further", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here",
+    "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "itself", "just", "least", "less", "let", "like", "lot", "many", "may", "me", "might", "mine",
+    "more", "most", "much", "must", "my", "myself", "neither", "no", "nor", "not", "now", "of", "off",
+    "often", "on", "once", "one", "only", "or", "other", "others", "our", "ours", "ourselves", "out",
+    "over", "own", "per", "quite", "rather", "really", "said", "same", "say", "says", "she", "should",
+    "since", "so", "some", "something", "still", "such", "than", "that", "the", "their", "theirs",
+    "them", "themselves", "then", "there", "these", "they", "this", "those", "though", "through",
+    "thus", "to", "too", "toward", "towards", "under", "until", "up", "upon", "us", "very", "via",
+    "was", "we", "well", "were", "what", "whatever", "when", "where", "whether", "which", "while",
+    "who", "whom", "whose", "why", "will", "with", "within", "without", "would", "yet", "you", "your",
+    "yours", "yourself", "yourselves"
+])
+# Verbs and nouns that frame a question about a conversation rather than name its content.
+FRAME_WORDS = frozenset([
+    "ask", "asked", "asks", "describe", "described", "describes", "discuss", "discussed", "explain",
+    "explained", "feel", "feels", "kind", "mention", "mentioned", "mentions", "share", "shared",
+    "shares", "suggest", "suggested", "tell", "tells", "told", "talk", "talked", "think", "thinks",
+    "thought", "type", "way", "ways"
+])
+_WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]+(?:'[A-Za-z]+)?")
+_MONTHS = [
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december"
+]
+_DATE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(_MONTHS) + r"),?\s+(\d{4})\b"
+                   r"|\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b",
+                   re.IGNORECASE)
+TIME_WORDS = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|ago|last|next|recently|lately|since|weekend|"
+    r"morning|evening|week|weeks|month|months|year|years|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|" + "|".join(_MONTHS) + r"|\d{4})\b", re.IGNORECASE)
+DURATION_WORDS = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|few|several)\s+"
+                            r"(minutes?|hours?|days?|weeks?|months?|years?)\b|\bfor (ages|years|months)\b",
+                            re.IGNORECASE)
+NUMBER_WORDS = re.compile(r"\b(\d+|once|twice|two|three|four|five|six|seven|eight|nine|ten)\b",
+                          re.IGNORECASE)
+
+
+@dataclass
+class Query:
+    """A situation or question read for recall."""
+
+    text: str
+    terms: list[str] = field(default_factory=list)  # content words, lower case, in order
+    phrases: list[tuple[str, str]] = field(default_factory=list)  # adjacent content words
+    names: list[str] = field(default_factory=list)  # character ids named, first named first
+    dates: list[date] = field(default_factory=list)
+    wants_time: bool = False  # "when …"
+    wants_duration: bool = False  # "how long …"
+    wants_number: bool = False  # "how many / how often …"
+
+    def fts(self) -> str | None:
+        """An FTS5 MATCH expression: any term, and each phrase (which scores again when the
+        words stand together). Every token is quoted, so no user text is FTS syntax."""
+        parts = [_quote(t) for t in self.terms] + [_quote(f"{a} {b}") for a, b in self.phrases]
+        return " OR ".join(dict.fromkeys(parts)) or None
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def read_query(text: str, characters: Iterable[str] = ()) -> Query:
+    """Read `text` for recall; `characters` are the world's character ids (to spot names)."""
+    ids = set(characters)
+    words = [w.lower() for w in _WORD.findall(text)]
+    query = Query(text=text)
+    names: list[str] = []
+    kept: list[str | None] = []  # content words, None where a gap breaks a phrase
+    i = 0
+    while i < len(words):
+        word = words[i].removesuffix("'s")
+        pair = f"{word}_{words[i + 1].removesuffix(chr(39) + 's')}" if i + 1 < len(words) else ""
+        if pair in ids:  # two-word ids: "old oak" → old_oak
+            names.append(pair)
+            kept.append(None)
+            i += 2
+            continue
+        if word in ids:
+            names.append(word)
+            kept.append(None)
+        elif word in STOPWORDS or word in FRAME_WORDS or len(word) < 2:
+            kept.append(None)
+        else:
+            kept.append(word)
+        i += 1
+    query.names = list(dict.fromkeys(names))
+    query.terms = list(dict.fromkeys(w for w in kept if w))
+    query.phrases = list(dict.fromkeys(
+        (a, b) for a, b in itertools.pairwise(kept) if a and b))
+    lower = text.lower()
+    query.wants_time = bool(re.search(r"\bwhen\b|\bwhat (time|day|date|year|month)\b", lower))
+    query.wants_duration = bool(re.search(r"\bhow long\b", lower))
+    query.wants_number = bool(re.search(r"\bhow (many|often|much)\b", lower))
+    query.dates = _dates(text)
+    return query
+
+
+def _dates(text: str) -> list[date]:
+    found = []
+    for m in _DATE.finditer(text):
+        day, month, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (
+            m.group(5), m.group(4), m.group(6))
+        try:
+            found.append(datetime.strptime(f"{int(day)} {month.lower()} {year}", "%d %B %Y").date())
+        except ValueError:
+            continue
+    return found

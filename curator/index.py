@@ -8,6 +8,7 @@ together. Plain SQL, like store.py; nothing here knows how scores are combined (
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -15,6 +16,7 @@ from curator.models import Memory, MemoryKind, Tier
 from curator.store import SELECT_MEMORY, World, memory_from_row
 
 _dt = datetime.fromisoformat
+_MARKED = re.compile("\x01(.*?)\x02", re.S)
 
 
 
@@ -47,14 +49,23 @@ def _facts(row: tuple[Any, ...], archived: bool) -> Facts:
                  _dt(row[10]), _dt(row[11]))
 
 
-def search_memories(world: World, owner: str, match: str, limit: int) -> list[tuple[int, float]]:
-    """(seq, score) of the owner's memories, live or archived, matching an FTS5 expression,
-    best first; score is bm25 made positive (bigger is better)."""
+def search_memories(world: World, owner: str, match: str, limit: int
+                    ) -> list[tuple[int, float, list[str]]]:
+    """(seq, score, matched words) of the owner's memories, live or archived, matching an FTS5
+    expression, best first; score is bm25 made positive (bigger is better), matched words
+    the text's tokens that matched, as written."""
     rows = world.conn.execute(
-        "select rowid, -bm25(memory_fts, 1.0, 0.5, 0.0) as score from memory_fts "
+        "select rowid, -bm25(memory_fts, 1.0, 0.0, 0.0) as score, "
+        "highlight(memory_fts, 0, char(1), char(2)) from memory_fts "
         "where memory_fts match ? and owner = ? order by score desc limit ?",
         (f"owner : {_phrase(owner)} AND ({match})", owner, limit)).fetchall()
-    return [(int(r[0]), float(r[1])) for r in rows]
+    return [(int(r[0]), float(r[1]), _MARKED.findall(r[2])) for r in rows]
+
+
+def memory_count(world: World, owner: str) -> int:
+    return int(world.conn.execute(
+        "select (select count(*) from memories where owner = ?) + "
+        "(select count(*) from memory_archive where owner = ?)", (owner, owner)).fetchone()[0])
 
 
 def facts_by_seq(world: World, seqs: list[int]) -> dict[int, Facts]:

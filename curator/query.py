@@ -14,9 +14,10 @@ import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 STOPWORDS = frozenset([
+    "don", "didn", "doesn", "isn", "wasn", "aren", "weren", "won", "wouldn", "couldn", "ve", "ll", "re",
     "a", "about", "above", "after", "again", "against", "all", "almost", "also", "am", "among", "an",
     "and", "any", "anyone", "anything", "are", "around", "as", "at", "be", "became", "because", "been",
     "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "did", "do",
@@ -36,6 +37,7 @@ STOPWORDS = frozenset([
 ])
 # Verbs and nouns that frame a question about a conversation rather than name its content.
 FRAME_WORDS = frozenset([
+    "saying", "talking", "talks", "telling", "sort", "thing", "things", "anything", "asks",
     "ask", "asked", "asks", "describe", "described", "describes", "discuss", "discussed", "explain",
     "explained", "feel", "feels", "kind", "mention", "mentioned", "mentions", "share", "shared",
     "shares", "suggest", "suggested", "tell", "tells", "told", "talk", "talked", "think", "thinks",
@@ -49,6 +51,7 @@ _MONTHS = [
 _DATE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(_MONTHS) + r"),?\s+(\d{4})\b"
                    r"|\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b",
                    re.IGNORECASE)
+_MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r"),?\s+(\d{4})\b", re.IGNORECASE)
 TIME_WORDS = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|last|next|recently|lately|since|weekend|"
     r"morning|evening|week|weeks|month|months|year|years|monday|tuesday|wednesday|thursday|"
@@ -68,16 +71,21 @@ class Query:
     terms: list[str] = field(default_factory=list)  # content words, lower case, in order
     phrases: list[tuple[str, str]] = field(default_factory=list)  # adjacent content words
     names: list[str] = field(default_factory=list)  # character ids named, first named first
-    dates: list[date] = field(default_factory=list)
+    dates: list[tuple[date, date]] = field(default_factory=list)  # first and last day named
     wants_time: bool = False  # "when …"
     wants_duration: bool = False  # "how long …"
     wants_number: bool = False  # "how many / how often …"
 
     def fts(self) -> str | None:
-        """An FTS5 MATCH expression: any term, and each phrase (which scores again when the
-        words stand together). Every token is quoted, so no user text is FTS syntax."""
-        parts = [_quote(t) for t in self.terms] + [_quote(f"{a} {b}") for a, b in self.phrases]
-        return " OR ".join(dict.fromkeys(parts)) or None
+        """An FTS5 MATCH expression: any term in a memory's text, or a memory about a character
+        the text names. Every token is quoted, so no user text is FTS syntax."""
+        if not self.terms:
+            return None
+        match = "text : (" + " OR ".join(_quote(t) for t in self.terms) + ")"
+        if self.names:
+            about = " OR ".join(_quote(n.replace("_", " ")) for n in self.names)
+            match = f"({match} OR about : ({about}))"
+        return match
 
 
 def _quote(text: str) -> str:
@@ -120,13 +128,20 @@ def read_query(text: str, characters: Iterable[str] = ()) -> Query:
     return query
 
 
-def _dates(text: str) -> list[date]:
+def _dates(text: str) -> list[tuple[date, date]]:
+    """The days a text names: '7 May 2023', 'May 7, 2023' (one day) or 'May 2023' (the month)."""
     found = []
     for m in _DATE.finditer(text):
         day, month, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (
             m.group(5), m.group(4), m.group(6))
         try:
-            found.append(datetime.strptime(f"{int(day)} {month.lower()} {year}", "%d %B %Y").date())
+            one = datetime.strptime(f"{int(day)} {month.lower()} {year}", "%d %B %Y").date()
         except ValueError:
             continue
+        found.append((one, one))
+    if not found:
+        for m in _MONTH.finditer(text):
+            first = datetime.strptime(f"1 {m.group(1).lower()} {m.group(2)}", "%d %B %Y").date()
+            last = (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+            found.append((first, last))
     return found

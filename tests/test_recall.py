@@ -24,10 +24,12 @@ def test_query_reading_finds_names_words_phrases_dates_and_what_is_wanted() -> N
     assert q.names == ["old_oak", "wolf"]
     assert "grand" in q.terms and "opening" in q.terms and "tell" not in q.terms
     assert ("grand", "opening") in q.phrases
-    assert q.wants_time and str(q.dates[0]) == "2023-05-03"
+    assert q.wants_time and str(q.dates[0][0]) == str(q.dates[0][1]) == "2023-05-03"
+    month = read_query("What did she do in May, 2023?").dates[0]
+    assert [str(d) for d in month] == ["2023-05-01", "2023-05-31"]
     assert read_query("How many fish?").wants_number and read_query("how long ago").wants_duration
     # Hostile text is quoted into a safe FTS5 expression.
-    assert read_query('AND( " * NEAR(x').fts() == '"near"'
+    assert read_query('AND( " * NEAR(x').fts() == 'text : ("near")'
     assert read_query("the of a").fts() is None
 
 

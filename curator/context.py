@@ -118,7 +118,7 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
             {"text": row["immediate_context"]})
     known = set(world.relationship_others(owner))
     for i, other in enumerate(present):
-        rel = world.relationship(owner, other) if other in known else None
+        rel = world.relationship(owner, other, with_memories=False) if other in known else None
         fields = {"name": display_name(other), "met": rel is not None}
         if rel is not None:
             fields.update(feeling=feeling_words(rel.current_sentiment),

@@ -12,8 +12,8 @@ import re
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from curator.models import Memory, MemoryKind, Tier
-from curator.store import SELECT_MEMORY, World, memory_from_row
+from curator.models import Memory, MemoryKind, Tier, iso
+from curator.store import SELECT_MEMORY, World, archived_from_row, memory_from_row
 
 _dt = datetime.fromisoformat
 _MARKED = re.compile("\x01(.*?)\x02", re.S)
@@ -129,12 +129,18 @@ def scene_seqs(world: World, owner: str, subjects: list[str | None], per_tier: i
 
 
 def _with_archive(row: tuple[Any, ...]) -> Memory:
-    memory = memory_from_row(row[:-3])
-    if row[-3]:
-        memory.tier = Tier.ARCHIVED
-        memory.archived_at = _dt(row[-2]) if row[-2] else None
-        memory.archived_reason = row[-1]
-    return memory
+    """A row of _ALL_MEMORIES: the memory's columns, an archived flag, archived_at and reason."""
+    return archived_from_row(row[:-3] + row[-2:]) if row[-3] else memory_from_row(row[:-3])
+
+
+def set_recall_state(world: World, memories: list[Memory]) -> None:
+    """Write the four columns a recall changes (none indexed), live or archived."""
+    for table, archived in (("memories", False), ("memory_archive", True)):
+        rows = [(m.strength, iso(m.strength_at or m.last_recalled), m.recall_count, iso(m.last_recalled),
+                 m.id) for m in memories if (m.tier is Tier.ARCHIVED) == archived]
+        if rows:
+            world.conn.executemany(f"update {table} set strength = ?, strength_at = ?, recall_count = ?, "
+                                   "last_recalled = ? where id = ?", rows)
 
 
 def _phrase(text: str) -> str:

@@ -33,8 +33,9 @@ from curator.index import (
     memory_count,
     neighbour_seqs,
     search_memories,
+    set_recall_state,
 )
-from curator.models import Memory, Tier, iso
+from curator.models import Memory, Tier
 from curator.query import DURATION_WORDS, NUMBER_WORDS, STOPWORDS, TIME_WORDS, Query
 from curator.store import World
 
@@ -243,16 +244,10 @@ def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weight
 def refresh_recalled(world: World, recalled: list[Memory], now: datetime) -> None:
     """Seed 000's recall refresh for each memory used: strength +0.15 (from its faded
     strength), recall count +1, last recalled now; archived memories are refreshed where
-    they lie. Only those four columns are written, none indexed. Call inside a transaction."""
-    rows: dict[str, list[tuple[float, str, int, str, str]]] = {"memories": [], "memory_archive": []}
+    they lie. Call inside a transaction."""
     for memory in recalled:
         if memory.tier is Tier.RECENT:
             memory.strength = faded_strength(memory, memory.strength_at or memory.created_at, now)
         refresh(memory, now)
         memory.strength_at = now
-        table = "memory_archive" if memory.tier is Tier.ARCHIVED else "memories"
-        rows[table].append((memory.strength, iso(now), memory.recall_count, iso(now), memory.id))
-    for table, values in rows.items():
-        if values:
-            world.conn.executemany(f"update {table} set strength = ?, strength_at = ?, recall_count = ?, "
-                                   "last_recalled = ? where id = ?", values)
+    set_recall_state(world, recalled)

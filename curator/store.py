@@ -218,8 +218,10 @@ class World:
 
     # -- relationships -----------------------------------------------------------------
 
-    def relationship(self, owner: str, other: str) -> Relationship:
-        """The owner's relationship with other, with its recent and core memories (new if none)."""
+    def relationship(self, owner: str, other: str, *, with_memories: bool = True) -> Relationship:
+        """The owner's relationship with other, with its recent and core memories (new if none;
+        `with_memories=False` leaves the memory lists empty, for readers that need only the
+        summary and feelings)."""
         row = self.conn.execute(
             "select immediate_context, long_term_summary, current_sentiment, overall_bond, "
             "interactions, traits, first_met, last_interaction from relationships "
@@ -234,8 +236,9 @@ class World:
             rel.traits = json.loads(row[5]) if row[5] else {}
             rel.first_met = _dt(row[6]) if row[6] else None
             rel.last_interaction = _dt(row[7]) if row[7] else None
-        rel.recent_memories = self.memories(owner, other, Tier.RECENT)
-        rel.core_memories = self.memories(owner, other, Tier.CORE)
+        if with_memories:
+            rel.recent_memories = self.memories(owner, other, Tier.RECENT)
+            rel.core_memories = self.memories(owner, other, Tier.CORE)
         return rel
 
     def relationship_others(self, owner: str) -> list[str]:
@@ -281,14 +284,7 @@ class World:
         rows = self.conn.execute(
             f"{SELECT_MEMORY}, archived_at, archived_reason from memory_archive where {where} "
             "order by seq", params).fetchall()
-        out = []
-        for row in rows:
-            memory = memory_from_row(row[:-2])
-            memory.tier = Tier.ARCHIVED
-            memory.archived_at = _dt(row[-2]) if row[-2] else None
-            memory.archived_reason = row[-1]
-            out.append(memory)
-        return out
+        return [archived_from_row(row) for row in rows]
 
     def count_memories(self, owner: str) -> dict[str, int]:
         counts = {t.value: 0 for t in Tier}
@@ -347,6 +343,15 @@ def _memory_row(memory: Memory, seq: int) -> tuple[Any, ...]:
             memory.strength, iso(memory.strength_at or memory.created_at), memory.recall_count,
             iso(memory.last_recalled), iso(memory.created_at), json.dumps(memory.source_turns),
             json.dumps(memory.traits), memory.place, memory.domain)
+
+
+def archived_from_row(row: tuple[Any, ...]) -> Memory:
+    """An archive row: the memory's columns, then archived_at and archived_reason."""
+    memory = memory_from_row(row[:-2])
+    memory.tier = Tier.ARCHIVED
+    memory.archived_at = _dt(row[-2]) if row[-2] else None
+    memory.archived_reason = row[-1]
+    return memory
 
 
 def memory_from_row(row: tuple[Any, ...]) -> Memory:

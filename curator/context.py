@@ -116,7 +116,7 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
     if row["immediate_context"]:
         add("immediate", owner, row["immediate_context"] + "\n", _BASE["immediate"], "immediate context",
             {"text": row["immediate_context"]})
-    known = set(world.relationship_others(owner))
+    known = world.related(owner, present)
     for i, other in enumerate(present):
         rel = world.relationship(owner, other, with_memories=False) if other in known else None
         fields = {"name": display_name(other), "met": rel is not None}
@@ -140,8 +140,8 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                 window[seq] = memory
     read = read_query(situation, world.character_ids())
     ranked = rank(world, owner, read, config=config, weights=config.weights, present=present, now=now,
-                  limit=config.max_memories + len(extra) + len(window), extra=extra,
-                  depth=config.max_memories)
+                  limit=config.max_memories, extra=extra, depth=config.max_memories,
+                  exclude=frozenset(window), core_beyond_limit=True)
     chosen = 0
     for r in ranked:
         memories[r.memory.id] = r.memory

@@ -8,6 +8,7 @@ together. Plain SQL, like store.py; nothing here knows how scores are combined (
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -93,17 +94,25 @@ def memories_by_seq(world: World, seqs: list[int]) -> dict[int, Memory]:
     return out
 
 
-def neighbour_seqs(world: World, owner: str, seq: int, count: int) -> list[int]:
-    """The seqs of the owner's `count` memories just before and just after `seq`."""
-    found: list[int] = []
-    for table in ("memories", "memory_archive"):
-        for op, order in (("<", "desc"), (">", "asc")):
-            found.extend(r[0] for r in world.conn.execute(
-                f"select seq from {table} where owner = ? and seq {op} ? order by seq {order} limit ?",
-                (owner, seq, count)))
-    before = sorted((s for s in found if s < seq), reverse=True)[:count]
-    after = sorted(s for s in found if s > seq)[:count]
-    return sorted(before + after)
+def neighbours_of(world: World, owner: str, seqs: list[int], count: int) -> dict[int, list[int]]:
+    """The seqs of the owner's `count` memories (live or archived) just before and just after
+    each of `seqs`, in seq order: one statement for all of them (recall asks for a few dozen)."""
+    if not seqs:
+        return {}
+    around = " ".join(
+        f", (select group_concat(seq) from (select seq from {table} where owner = :owner "
+        f"and seq {op} seeds.seq order by seq {order} limit :count))"
+        for table in ("memories", "memory_archive") for op, order in (("<", "desc"), (">", "asc")))
+    rows = world.conn.execute(
+        f"with seeds(seq) as (select value from json_each(:seeds)) select seeds.seq {around} from seeds",
+        {"owner": owner, "count": count, "seeds": json.dumps(seqs)}).fetchall()
+    out: dict[int, list[int]] = {}
+    for seq, *lists in rows:
+        found = [int(s) for joined in lists if joined for s in joined.split(",")]
+        before = sorted((s for s in found if s < seq), reverse=True)[:count]
+        after = sorted(s for s in found if s > seq)[:count]
+        out[int(seq)] = sorted(before + after)
+    return out
 
 
 def latest_seqs(world: World, owner: str, limit: int) -> list[int]:

@@ -31,7 +31,7 @@ from curator.index import (
     facts_by_seq,
     memories_by_seq,
     memory_count,
-    neighbour_seqs,
+    neighbours_of,
     search_memories,
     set_recall_state,
 )
@@ -95,7 +95,7 @@ def lexical_relevance(world: World, owner: str, query: Query, config: RecallConf
     if not hits:
         return {}, {}, set()
     seeds = [seq for seq, _, _ in hits[:max(2 * wanted_count, 12)]]
-    links = {seq: neighbour_seqs(world, owner, seq, NEIGHBOUR_SPAN) for seq in seeds}
+    links = neighbours_of(world, owner, seeds, NEIGHBOUR_SPAN)
     facts = facts_by_seq(world, sorted({s for s, _, _ in hits} | {n for ns in links.values() for n in ns}))
     gap = config.episode_gap_minutes * 60
     episodes = _episodes(facts, gap)
@@ -198,12 +198,15 @@ def _episodes(facts: dict[int, Facts], gap_seconds: float) -> dict[int, int]:
 
 def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weights: RecallWeights,
          present: list[str], now: datetime | None, limit: int, extra: dict[int, str] | None = None,
-         depth: int | None = None) -> list[Recalled]:
+         depth: int | None = None, exclude: frozenset[int] = frozenset(), core_beyond_limit: bool = False
+         ) -> list[Recalled]:
     """The owner's memories best suited to `query`, best first, at most `limit`.
 
     `extra` adds candidates by seq that need not match (the scene's core and recent
     memories), each with the reason it is one. `depth`: how many matching memories the
-    caller wants at most (default `limit`), which bounds the search."""
+    caller wants at most (default `limit`), which bounds the search. `exclude`: seqs the
+    caller has already; `core_beyond_limit`: core memories come on top of `limit` (context
+    keeps every core memory it can fit). Only what is returned is read in full."""
     relevance, facts, matched = lexical_relevance(world, owner, query, config, depth or limit)
     sources: dict[int, list[str]] = {seq: ["match" if seq in matched else "neighbour"] for seq in facts}
     missing = [seq for seq in (extra or {}) if seq not in facts]
@@ -230,7 +233,16 @@ def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weight
                             + weights.core * parts.core + weights.present * parts.present, 4)
         scored.append((seq, parts))
     scored.sort(key=lambda sp: (-sp[1].total, -sp[0]))
-    scored = scored[:limit]
+    kept, others = [], 0
+    for seq, parts in scored:
+        if seq in exclude:
+            continue
+        if not (core_beyond_limit and parts.core):
+            if others == limit:
+                continue
+            others += 1
+        kept.append((seq, parts))
+    scored = kept
     memories = memories_by_seq(world, [seq for seq, _ in scored])
     out = []
     for seq, parts in scored:

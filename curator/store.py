@@ -241,6 +241,12 @@ class World:
             rel.core_memories = self.memories(owner, other, Tier.CORE)
         return rel
 
+    def related(self, owner: str, others: list[str]) -> set[str]:
+        """Which of `others` the owner has a relationship with."""
+        marks = ", ".join("?" * len(others))
+        return {r[0] for r in self.conn.execute(
+            f"select other from relationships where owner = ? and other in ({marks})", (owner, *others))}
+
     def relationship_others(self, owner: str) -> list[str]:
         return [r[0] for r in self.conn.execute(
             "select other from relationships where owner = ? order by other", (owner,))]

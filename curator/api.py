@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
-from curator.blocks import Blocks
+from curator.blocks import Blocks, blocks_document
 from curator.calls import CallRecord, log_calls, read_calls
 from curator.config import CuratorConfig
 from curator.context import MemoryContext, fit, gather
@@ -53,7 +53,7 @@ from curator.models import (
     normalize_character_id,
     to_utc,
 )
-from curator.passages import Passages
+from curator.passages import Passages, passages_document
 from curator.pipeline import Curation
 from curator.query import read_query
 from curator.recall import Recalled, rank, refresh_recalled
@@ -321,7 +321,8 @@ class Curator:
         owner = self._known(character)
         return character_document(self.character(owner),
                                   self.world.archived_memories(owner, any_subject=True),
-                                  self.world.clock())
+                                  self.world.clock(), blocks=blocks_document(self.world, owner),
+                                  passages=passages_document(self.world, owner))
 
     def export_world(self) -> dict[str, Any]:
         return world_document([self.export_character(c) for c in self.characters()], self.world.clock())

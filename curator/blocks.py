@@ -229,3 +229,48 @@ def _block(row: tuple[Any, ...]) -> Block:
     return Block(id=row[0], owner=row[1], label=row[2], content=row[3], char_limit=row[4],
                  description=row[5], shared=bool(row[6]), created_at=datetime.fromisoformat(row[7]),
                  updated_at=datetime.fromisoformat(row[8]))
+
+
+# -- export and import (exporting.py), inside the caller's transaction ---------------------
+
+def blocks_document(world: World, owner: str) -> dict[str, Any]:
+    """The owner's blocks (with the characters its shared ones are attached to) and the
+    shared blocks of others attached to it, as an export's `blocks` entry."""
+    own = Blocks(world)._with_consumers(world.conn.execute(
+        f"select {_COLUMNS} from blocks where owner = ? order by label", (owner,)).fetchall())
+    attached = world.conn.execute(
+        "select b.owner, b.label from blocks b join block_links l on l.block_id = b.id "
+        "where l.character = ? order by b.owner, b.label", (owner,)).fetchall()
+    return {"own": [{"label": b.label, "content": b.content, "char_limit": b.char_limit,
+                     "description": b.description, "shared": b.shared, "consumers": b.consumers,
+                     "created_at": iso(b.created_at), "updated_at": iso(b.updated_at)} for b in own],
+            "attached": [{"owner": row[0], "label": row[1]} for row in attached]}
+
+
+def import_blocks(world: World, owner: str, document: dict[str, Any], at: datetime) -> None:
+    """Write an export's blocks for `owner` (replacing any it owns), then restore the links
+    whose other end is already in the world: to consumers of its shared blocks, and to the
+    shared blocks of others it was attached to. Importing both ends restores every link."""
+    world.conn.execute("delete from block_links where block_id in (select id from blocks where owner = ?)",
+                       (owner,))
+    world.conn.execute("delete from blocks where owner = ?", (owner,))
+    links: list[tuple[str, str, str]] = []  # (block owner, label, consumer)
+    for doc in document.get("own", []):
+        label, content = _label(doc["label"]), str(doc.get("content", ""))
+        limit = int(doc.get("char_limit", DEFAULT_CHAR_LIMIT))
+        if not 1 <= limit <= MAX_CHAR_LIMIT:
+            raise InvalidInput(f"must be 1..{MAX_CHAR_LIMIT} characters, got {limit}", field="char_limit")
+        _check_size(owner, label, limit, content)
+        world.conn.execute(
+            "insert into blocks (owner, label, content, char_limit, description, shared, created_at, "
+            "updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)",
+            (owner, label, content, limit, str(doc.get("description", "")), int(bool(doc.get("shared"))),
+             doc.get("created_at") or iso(at), doc.get("updated_at") or iso(at)))
+        links += [(owner, label, str(c)) for c in doc.get("consumers", [])]
+    links += [(str(d["owner"]), _label(d["label"]), owner) for d in document.get("attached", [])]
+    for block_owner, label, consumer in links:
+        world.conn.execute(
+            "insert or ignore into block_links (block_id, character, attached_at) "
+            "select b.id, c.id, ? from blocks b join characters c on c.id = ? "
+            "where b.owner = ? and b.label = ? and b.shared = 1 and c.id != b.owner",
+            (iso(at), consumer, block_owner, label))

@@ -4,7 +4,13 @@
      "character": {"id", "name", "persona"},
      "self_memories": {"immediate_context", "recent_events", "core_memories", "archived"},
      "relationships": {"wolf": {"immediate_context", "recent_memories", "long_term_summary",
-                                "core_memories", "current_sentiment", "overall_bond", …}}}
+                                "core_memories", "current_sentiment", "overall_bond", …}},
+     "blocks": {"own": [{"label", "content", "char_limit", "shared", "consumers", …}],
+                "attached": [{"owner", "label"}]},
+     "passages": [{"content", "tags", "created_at"}]}
+
+Links between a shared block and its consumers are written on both sides, so importing
+the two characters in either order restores them.
 
 A world export is {"format": "curator.world", "format_version": 1, "clock", "characters": […]}.
 Memories carry seed 001's `event` and `timestamp` names beside curator's own fields.
@@ -18,7 +24,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from curator.errors import WorldFormatError
+from curator.blocks import import_blocks
+from curator.errors import InvalidInput, WorldFormatError
 from curator.migrations import FORMAT_VERSION
 from curator.models import (
     Character,
@@ -29,6 +36,7 @@ from curator.models import (
     iso,
     normalize_character_id,
 )
+from curator.passages import import_passages
 from curator.store import World
 
 
@@ -51,9 +59,11 @@ def memory_document(memory: Memory) -> dict[str, Any]:
     return doc
 
 
-def character_document(character: Character, archived: list[Memory],
-                       as_of: datetime | None) -> dict[str, Any]:
-    """`as_of` is the world clock the strengths were read at; an import fades on from there."""
+def character_document(character: Character, archived: list[Memory], as_of: datetime | None, *,
+                       blocks: dict[str, Any] | None = None,
+                       passages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """`as_of` is the world clock the strengths were read at; an import fades on from there.
+    `blocks` and `passages` come from blocks.blocks_document and passages.passages_document."""
     own = character.self_memories
     relationships: dict[str, Any] = {}
     for other, rel in sorted(character.relationships.items()):
@@ -82,6 +92,8 @@ def character_document(character: Character, archived: list[Memory],
             "archived": [memory_document(m) for m in archived if m.subject is None],
         },
         "relationships": relationships,
+        "blocks": blocks or {"own": [], "attached": []},
+        "passages": passages or [],
     }
 
 
@@ -126,7 +138,7 @@ def import_document(world: World, document: Mapping[str, Any], *, replace: bool 
             as_of = doc.get("as_of") or document.get("clock")
             imported.append(_import_character(world, doc, replace=replace, as_of=as_of))
             _advance_clock(world, as_of)
-        except (KeyError, TypeError, ValueError, ValidationError) as error:
+        except (KeyError, TypeError, ValueError, ValidationError, InvalidInput) as error:
             name = (doc.get("character") or {}).get("id", "?") if isinstance(doc, Mapping) else "?"
             raise WorldFormatError(f"character {name!r} in the export is malformed: {error}") from error
     return imported
@@ -185,4 +197,7 @@ def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool,
             else:
                 world.insert_memory(memory, seq)
             seq += 1
+    at = datetime.fromisoformat(as_of) if as_of else seen
+    import_blocks(world, owner, doc.get("blocks") or {}, at)
+    import_passages(world, owner, list(doc.get("passages") or []), at)
     return owner

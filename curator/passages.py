@@ -160,3 +160,25 @@ def _check_limit(limit: int) -> None:
 def _passage(row: tuple[Any, ...]) -> Passage:
     return Passage(id=row[0], owner=row[1], content=row[2], tags=json.loads(row[3]),
                    created_at=datetime.fromisoformat(row[4]))
+
+
+# -- export and import (exporting.py), inside the caller's transaction ---------------------
+
+def passages_document(world: World, owner: str) -> list[dict[str, Any]]:
+    """The owner's passages, oldest first, as an export's `passages` entry."""
+    rows = world.conn.execute(f"select {_COLUMNS} from passages p where p.owner = ? order by p.id",
+                              (owner,)).fetchall()
+    return [{"content": p.content, "tags": p.tags, "created_at": iso(p.created_at)}
+            for p in map(_passage, rows)]
+
+
+def import_passages(world: World, owner: str, documents: list[dict[str, Any]], at: datetime) -> None:
+    """Write an export's passages for `owner`, replacing any it has."""
+    world.conn.execute("delete from passages where owner = ?", (owner,))
+    for doc in documents:
+        content = str(doc["content"])
+        if not content.strip() or len(content) > MAX_CONTENT:
+            raise InvalidInput(f"a passage needs 1..{MAX_CONTENT} characters", field="content")
+        world.conn.execute("insert into passages (owner, content, tags, created_at) values (?, ?, ?, ?)",
+                           (owner, content, json.dumps(_tags(doc.get("tags", []))),
+                            doc.get("created_at") or iso(at)))

@@ -503,3 +503,6 @@ from curator.cli_recall import context_command, eval_group, search_command  # no
 
 for _command in (context_command, search_command, eval_group):
     cli.add_command(_command)
+
+# `curator eval run` (the eval cases) lives in cli_eval.py; it adds itself to the eval group.
+import curator.cli_eval  # noqa: E402, F401

@@ -33,6 +33,19 @@ class InvalidTurn(InvalidInput):
     what = "turn"
 
 
+class CaseError(InvalidInput):
+    """An eval case file is malformed: `path` names the file, `field` the place in it (a path
+    like `checks.2.owner`, from pydantic's loc)."""
+
+    what = "case"
+
+    def __init__(self, message: str, *, path: str, field: str | None = None):
+        super().__init__(message, field=field)
+        self.path = path
+        at = f"field {field!r}: " if field else ""
+        self.args = (f"invalid case {path}: {at}{message}",)
+
+
 class TimeWentBackwards(InvalidTurn):
     """A turn's world_time is earlier than a turn the world already holds."""
 

@@ -1,0 +1,120 @@
+"""The state of an eval run as its checks read it, and the words matching they share.
+
+`RunState` holds the Curator, the turns played and their results, every change set so far
+(labelled by the point it happened at) and the `Snapshot`s the runner took at each point;
+it caches what checks read at one point (`forget()` after the world changes). `CheckResult`
+is one check's verdict. `matches` is the `words` rule of the case format: every entry at the
+start of a word, case-insensitively, "a|b" for alternatives.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from pydantic import BaseModel
+
+from curator.api import Curator
+from curator.models import Character, Memory, Turn
+from curator.results import ChangeSet, TurnResult
+
+
+@dataclass
+class Snapshot:
+    """What the runner read at one point: (sentiment, bond) per (owner, other), and memory
+    strengths and recall counts by memory id."""
+
+    feelings: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    strengths: dict[str, float] = field(default_factory=dict)
+    recall_counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class RunState:
+    """A run so far, as checks see it. The runner calls `at(point)` as it reaches each point."""
+
+    curator: Curator
+    turns: dict[str, Turn] = field(default_factory=dict)
+    results: dict[str, TurnResult] = field(default_factory=dict)
+    changes: list[tuple[str, ChangeSet]] = field(default_factory=list)  # (point, change set)
+    snapshots: dict[str, Snapshot] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # points reached, in order
+    _characters: dict[str, Character] = field(default_factory=dict)
+    _memories: dict[str, list[Memory]] = field(default_factory=dict)
+
+    def at(self, point: str) -> None:
+        self.order.append(point)
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop what was read: the world changed (a turn or an action)."""
+        self._characters.clear()
+        self._memories.clear()
+
+    def character(self, owner: str) -> Character:
+        if owner not in self._characters:
+            self._characters[owner] = self.curator.character(owner)
+        return self._characters[owner]
+
+    def memories(self, owner: str) -> list[Memory]:
+        """Every memory of `owner`, live (strength faded to the clock) and archived."""
+        if owner not in self._memories:
+            c = self.character(owner)
+            found = [*c.self_memories.recent_events, *c.self_memories.core_memories]
+            for rel in c.relationships.values():
+                found += [*rel.recent_memories, *rel.core_memories]
+            self._memories[owner] = found + list(self.curator.archived(owner))
+        return self._memories[owner]
+
+    def index(self, point: str) -> int:
+        return self.order.index(point) if point in self.order else -1
+
+
+class CheckResult(BaseModel):
+    """One expectation's verdict. `reason` is set on failure: expected …, found …."""
+
+    index: int
+    expect: str
+    after: str
+    passed: bool
+    expected: str
+    found: str
+    reason: str = ""
+    note: str = ""
+
+
+# -- words and memories ---------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1024)
+def _pattern(entry: str) -> re.Pattern[str]:
+    """One entry of `words`: alternatives split on '|', each matched at the start of a word."""
+    alternatives = [re.escape(a.strip().lower()) for a in entry.split("|") if a.strip()]
+    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alternatives) + ")")
+
+
+def matches(text: str, words: list[str]) -> bool:
+    lower = text.lower()
+    return all(_pattern(w).search(lower) for w in words)
+
+
+def hits(text: str, words: list[str]) -> int:
+    lower = text.lower()
+    return sum(1 for w in words if _pattern(w).search(lower))
+
+
+def said(words: list[str]) -> str:
+    return " and ".join(f"'{w}'" for w in words)
+
+
+def shown(memory: Memory) -> str:
+    text = memory.content if len(memory.content) <= 90 else memory.content[:87] + "…"
+    return f"[{memory.tier.value}] \"{text}\" (strength {memory.strength:.2f})"
+
+
+def listed(memories: list[Memory], limit: int = 3) -> str:
+    more = f" and {len(memories) - limit} more" if len(memories) > limit else ""
+    return "; ".join(shown(m) for m in memories[:limit]) + more
+
+

@@ -1,8 +1,8 @@
-"""`curator eval run`: play eval cases (evals/cases/) and score their expectations.
+"""`curator eval run` (play eval cases and score their expectations, in a mode, with an
+optional HTML report and a baseline to hold the run to) and `curator eval diff` (two runs).
 
 Registered on the `eval` group of cli_recall.py (imported at the end of cli.py). The modes
-are the runner's factories (evalrun.FACTORIES): `fallback` today; `replay` and `live` answer
-"not implemented yet" until their factories are added there.
+live in evalmodes.py, the report in evalreport.py, diffs and baselines in evaldiff.py.
 """
 
 from __future__ import annotations
@@ -28,6 +28,16 @@ def default_cases() -> Path:
         if (base / CASES_DIR).is_dir():
             return base / CASES_DIR
     raise click.UsageError("no CASES given and no evals/cases/ here: name case files or directories")
+
+
+def default_fixtures() -> Path:
+    """The shipped fixture set (evals/fixtures/smollm2/), found like the cases."""
+    from curator.evalmodes import DEFAULT_FIXTURES
+
+    for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
+        if (base / DEFAULT_FIXTURES).is_dir():
+            return base / DEFAULT_FIXTURES
+    return DEFAULT_FIXTURES
 
 
 def _case_line(result: CaseResult) -> str:
@@ -63,28 +73,51 @@ def _print_totals(report: RunReport) -> None:
 @click.option("--mode", type=click.Choice(["fallback", "replay", "live"]), default="fallback",
               show_default=True,
               help="fallback: rules only; replay: recorded model responses; live: a configured model")
-@click.option("--model", help="The model for --mode live, as litellm names it")
+@click.option("--model", help="--mode live: the model as litellm names it (else $CURATOR_MODEL)")
+@click.option("--api-base", help="--mode live: an OpenAI-compatible server (else $CURATOR_API_BASE)")
+@click.option("--fixtures", type=click.Path(file_okay=False, path_type=Path),
+              help="--mode replay: the fixture set (default evals/fixtures/smollm2)")
+@click.option("--record", type=click.Path(file_okay=False, path_type=Path),
+              help="--mode live: save every response here as a fixture set for --mode replay")
 @click.option("--series", is_flag=True,
               help="With --json: also each case's per-turn series (feelings, tiers, strengths, steps)")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write DIR/index.html (self-contained, with plots) and DIR/report.json")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Fail (exit 1) only when a case passes fewer expectations than this baseline")
+@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Record this run as the baseline for its mode in FILE (other modes kept)")
 @json_option
 @one_line_errors
-def run_command(cases: tuple[Path, ...], mode: str, model: str | None, series: bool, as_json: bool) -> None:
+def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base: str | None,
+                fixtures: Path | None, record: Path | None, series: bool, report_dir: Path | None,
+                baseline: Path | None, write_baseline: Path | None, as_json: bool) -> None:
     """Run eval CASES (case files, or directories of them; default: evals/cases/).
 
     Each case plays its turns into a fresh world and checks its expectations at the turns
     they name. Prints a line per case, the failed expectations with their reasons and the
-    totals; --json prints one document: {"mode", "cases": [...], "totals": {...}}.
+    totals; --json prints one document: {"mode", "model", "cases": [...], "totals": {...},
+    "not_recorded": [...]}. In replay mode, cases with no recorded fixtures are not run and
+    are listed as not recorded.
 
-    Exit status: 0 when every expectation passed; 1 when any failed (or a run stopped early);
-    2 when a case file is malformed or the arguments are wrong.
+    Exit status: 0 when every expectation passed (with --baseline: when no case fell below
+    it); 1 when any failed (or a run stopped early); 2 when a case file is malformed or the
+    arguments are wrong.
     """
     from curator.evalcases import load_cases
-    from curator.evalrun import FACTORIES, run_cases
+    from curator.evaldiff import below_baseline, read_baseline, update_baseline
+    from curator.evalmodes import make_mode
+    from curator.evalrun import run_cases
 
-    if mode not in FACTORIES:
-        raise click.UsageError(f"--mode {mode} is not implemented yet (available: {', '.join(FACTORIES)})")
-    if model is not None and mode != "live":
-        raise click.UsageError("--model is for --mode live")
+    if (model or api_base) and mode != "live":
+        raise click.UsageError("--model and --api-base are for --mode live")
+    if record is not None and mode != "live":
+        raise click.UsageError("--record is for --mode live")
+    if fixtures is not None and mode != "replay":
+        raise click.UsageError("--fixtures is for --mode replay")
+    held_to = read_baseline(baseline) if baseline is not None else None
+    chosen = make_mode(mode, model=model, api_base=api_base,
+                       fixtures=fixtures or (default_fixtures() if mode == "replay" else None), record=record)
     loaded = load_cases(list(cases) or [default_cases()])
     if not loaded:
         raise click.UsageError("no case files (*.yaml, *.yml, *.json) found")
@@ -97,14 +130,55 @@ def run_command(cases: tuple[Path, ...], mode: str, model: str | None, series: b
             else:
                 _print_case(result)
 
-        report = run_cases(loaded, FACTORIES[mode], mode=mode, model=model, series=series and as_json,
+        report = run_cases(loaded, chosen, series=(series and as_json) or report_dir is not None,
                            on_case=done)
+    if report_dir is not None:
+        from curator.evalreport import write_report
+
+        page = write_report(report, report_dir)
+        click.echo(f"report: {page}", err=True)
+        if not (series and as_json):
+            for case in report.cases:
+                case.series = None
     if as_json:
         _print_json(report.model_dump(mode="json", exclude_none=False))
     else:
+        if report.not_recorded:
+            names = ", ".join(report.not_recorded)
+            click.echo(f"not recorded ({len(report.not_recorded)}, not run): {names}")
         _print_totals(report)
+    if write_baseline is not None:
+        update_baseline(write_baseline, report)
+        click.echo(f"baseline for {report.mode} written to {write_baseline}", err=True)
+    if held_to is not None:
+        short = below_baseline(report, held_to)
+        for line in short:
+            click.echo(f"below baseline: {line}", err=True)
+        sys.exit(1 if short else 0)
     if report.totals.failed:
         sys.exit(1)
 
 
+@click.command(name="diff")
+@click.argument("a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@json_option
+@one_line_errors
+def diff_command(a: Path, b: Path, as_json: bool) -> None:
+    """Compare two eval runs (the JSON of `curator eval run --json`, or a report's report.json).
+
+    Lists the expectations that flipped (pass to fail, fail to pass, added, removed) with the
+    reason each fails now, and how the pass rate, model calls, tokens, cost, fallbacks by
+    reason and wall time moved. --json prints the comparison as one document.
+    """
+    from curator.evaldiff import diff_runs, format_diff, load_run
+
+    diff = diff_runs(load_run(a), load_run(b))
+    if as_json:
+        _print_json(diff.model_dump(mode="json"))
+    else:
+        click.echo(format_diff(diff))
+
+
 eval_group.add_command(run_command)
+eval_group.add_command(diff_command)

@@ -2,13 +2,13 @@
 and collect the figures of the run.
 
 `run_case(case, factory)` asks `factory(case.config)` for a fresh `Curator` (the mode lives in
-the factory: `FACTORIES["fallback"]` decides every step by rules on an in-memory world; replay
-and live plug in beside it), runs the case's `start` actions, then each turn followed by the
-actions and checks at that turn, then the `end` actions and checks. It returns a `CaseResult`:
-each check's verdict, metrics (model calls, tokens, cost from the call log; steps and
-fallbacks by reason from the turns' `StepRecord`s; wall time) and, for the report, per-point
-series: sentiment and bond per relationship, memories per tier per character, the strength
-of each live memory over game time, and which steps a model or a fallback decided.
+the factory; `run_cases` gets one per case from a `CaseMode`, see evalmodes.py), runs the
+case's `start` actions, then each turn followed by the actions and checks at that turn, then
+the `end` actions and checks. It returns a `CaseResult`: each check's verdict, metrics
+(model calls, tokens, cost from the call log; steps and fallbacks by reason from the turns'
+`StepRecord`s; wall time) and, for the report, per-point series: sentiment and bond per
+relationship, memories per tier per character, the strength of each live memory over game
+time, and which steps a model or a fallback decided.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Literal
+from contextlib import AbstractContextManager
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -27,11 +28,11 @@ from curator.errors import CuratorError
 from curator.evalcases import Action, EvalCase
 from curator.evalstate import CheckResult, RunState, Snapshot
 from curator.expectations import evaluate
+from curator.llm import FixtureMissing
 from curator.models import iso
 from curator.results import ChangeSet
 from curator.steps import FallbackDecider
 
-Mode = Literal["fallback", "replay", "live"]
 CuratorFactory = Callable[[CuratorConfig], Curator]
 
 
@@ -40,8 +41,17 @@ def fallback_curator(config: CuratorConfig) -> Curator:
     return Curator(":memory:", config=config, decider=FallbackDecider())
 
 
-# The modes that can run; replay and live add their factories here.
-FACTORIES: dict[str, CuratorFactory] = {"fallback": fallback_curator}
+class CaseMode(Protocol):
+    """How a run decides its steps (evalmodes.py: fallback, replay, live)."""
+
+    name: str
+    model: str | None
+
+    def runs(self, case: EvalCase) -> bool:
+        """False when this mode cannot run the case (replay: nothing recorded for it)."""
+
+    def session(self, case: EvalCase) -> AbstractContextManager[CuratorFactory]:
+        """Fresh worlds for one case, while whatever serves its answers is active."""
 
 
 class Metrics(BaseModel):
@@ -130,6 +140,7 @@ class RunReport(BaseModel):
     model: str | None = None
     cases: list[CaseResult]
     totals: Totals
+    not_recorded: list[str] = Field(default_factory=list)  # replay: cases with no fixtures, not run
 
 
 class _Recorder:
@@ -265,7 +276,7 @@ def run_case(case: EvalCase, factory: CuratorFactory, *, mode: str = "fallback",
                 reach(turn.id, [result])
             where = "end"
             reach("end", [])
-        except CuratorError as failure:
+        except (CuratorError, FixtureMissing) as failure:  # a missing fixture: re-record the case
             error = f"the run stopped at {where}: {failure}"
         calls = summarize_calls(curator.world)
     finally:
@@ -293,17 +304,21 @@ def run_case(case: EvalCase, factory: CuratorFactory, *, mode: str = "fallback",
                       series=recorder.series if series else None)
 
 
-def run_cases(cases: list[EvalCase], factory: CuratorFactory, *, mode: str = "fallback",
-              model: str | None = None, series: bool = True,
+def run_cases(cases: list[EvalCase], mode: CaseMode, *, series: bool = True,
               on_case: Callable[[CaseResult], None] | None = None) -> RunReport:
-    """Run every case (each in its own fresh world) and total the results."""
+    """Run every case the mode can run (each in its own fresh world) and total the results."""
     results: list[CaseResult] = []
+    skipped = [case.name for case in cases if not mode.runs(case)]
     for case in cases:
-        result = run_case(case, factory, mode=mode, series=series)
+        if case.name in skipped:
+            continue
+        with mode.session(case) as factory:
+            result = run_case(case, factory, mode=mode.name, series=series)
         results.append(result)
         if on_case is not None:
             on_case(result)
-    return RunReport(mode=mode, model=model, cases=results, totals=totals(results))
+    return RunReport(mode=mode.name, model=mode.model, cases=results, totals=totals(results),
+                     not_recorded=skipped)
 
 
 def totals(results: list[CaseResult]) -> Totals:

@@ -323,11 +323,12 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     out = runner.invoke(cli, ["eval", "run", str(bad)])
     assert out.exit_code == 2 and out.stdout == ""
     assert out.stderr.strip() == f"Error: invalid case {bad}: field 'checks.0.owner': Field required"
-    for mode in ("replay", "live"):
-        out = runner.invoke(cli, ["eval", "run", str(bad), "--mode", mode])
-        assert out.exit_code == 2 and "not implemented yet" in out.stderr and "Traceback" not in out.output
+    for args, says in ((["--mode", "replay", "--fixtures", str(tmp_path)], "no fixture set here"),
+                       (["--mode", "live"], "--mode live needs a model")):
+        out = runner.invoke(cli, ["eval", "run", str(bad), *args])
+        assert out.exit_code == 2 and says in out.stderr and "Traceback" not in out.output
     out = runner.invoke(cli, ["eval", "run", "--model", "gpt-4o-mini", str(bad)])
-    assert out.exit_code == 2 and "--model is for --mode live" in out.stderr
+    assert out.exit_code == 2 and "--model and --api-base are for --mode live" in out.stderr
 
 
 def test_cli_runs_every_shipped_case_by_default(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -208,3 +208,12 @@ def test_the_shipped_baseline_holds_for_fallback() -> None:
     from curator.evalcases import load_cases
     report = run_cases(load_cases([CASES]), FallbackMode(), series=False)
     assert below_baseline(report, baseline) == []
+
+
+def test_the_readme_case_runs_and_passes(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("name: dedup_reinforce\n")
+    path = tmp_path / "readme_case.yaml"
+    path.write_text(readme[start:readme.index("```", start)])
+    [result] = run_cases([load_case(path)], FallbackMode()).cases
+    assert result.ok and result.passed == 2

@@ -9,7 +9,8 @@ the self, and the newest memories. Each candidate gets a score from normalised p
 - relevance: bm25 of the memory's words against the situation's, raised by what a memory
   system knows beyond the words: a neighbour that matches (a question and the answer that
   followed), an episode that matches as a whole, the character the situation names first,
-  a date it names, and the kind of answer it wants (a time for "when").
+  a date it names, and the kind of answer it wants (a time for "when"); a question after
+  several answers spreads them over episodes.
 - recency: halves every `recency_half_life_hours` of game time since last recalled.
 - strength: faded strength at the world clock (fading.py); core memories do not fade.
 
@@ -52,6 +53,13 @@ NEIGHBOUR_SHARE = 0.5  # how much the best neighbour lends
 EPISODE_WEIGHT = 0.7  # the best match in the memory's episode lends this much
 NAMED_WEIGHT = 0.35  # the memory is about the character the situation names first
 NEIGHBOUR_SPAN = 2  # memories each side that count as neighbours
+# A question that wants several answers ("what activities …", "both", "how many") finds
+# them in different episodes: the context that lifts one answer's episode as a whole is
+# turned down, and an episode's memories past its best two (a question and its answer)
+# give way to other episodes'. Measured on LoCoMo multi-hop, by leaving one conversation out.
+LIST_NEIGHBOUR_SHARE = 0.25  # NEIGHBOUR_SHARE for such questions
+LIST_EPISODE_WEIGHT = 0.0  # EPISODE_WEIGHT for such questions
+EPISODE_DECAY = 0.75  # × this for each better memory of the same episode beyond one
 CUE_WEIGHT = 0.5  # "how long"/"how many" and the memory holds a duration/number
 _WORDS = re.compile(r"\w+")
 
@@ -153,6 +161,8 @@ def lexical_relevance(world: World, owner: str, query: Query, config: RecallConf
     for seq, episode in episodes.items():
         best_in_episode[episode] = max(best_in_episode[episode], norm[seq])
     named = query.names[0] if query.names else None
+    share, episode_weight = ((LIST_NEIGHBOUR_SHARE, LIST_EPISODE_WEIGHT) if query.wants_list
+                             else (NEIGHBOUR_SHARE, EPISODE_WEIGHT))
     raw = {}
     for seq, fact in facts.items():
         near = [w * norm[other] for d, w in NEIGHBOUR_WEIGHTS.items()
@@ -161,11 +171,24 @@ def lexical_relevance(world: World, owner: str, query: Query, config: RecallConf
         asked = previous is not None and "?" in facts[previous].content
         if previous is not None and asked and facts[previous].subject != fact.subject:
             near.append(ANSWER_WEIGHT * norm[previous])
-        raw[seq] = (norm[seq] + NEIGHBOUR_SHARE * max(near, default=0.0)
-                    + EPISODE_WEIGHT * best_in_episode[episodes[seq]]
+        raw[seq] = (norm[seq] + share * max(near, default=0.0)
+                    + episode_weight * best_in_episode[episodes[seq]]
                     + (NAMED_WEIGHT if named is not None and fact.subject == named else 0.0))
+    if query.wants_list:
+        raw = _spread(raw, episodes)
     top_raw = max(raw.values(), default=0.0) or 1.0
     return {seq: value / top_raw for seq, value in raw.items()}, facts, {s for s, _, _ in hits}
+
+
+def _spread(raw: dict[int, float], episodes: dict[int, int]) -> dict[int, float]:
+    """Scores spread over episodes: the n-th best memory of an episode × EPISODE_DECAY^(n-2),
+    the best two kept as they are."""
+    seen: Counter[int] = Counter()
+    out = {}
+    for seq in sorted(raw, key=lambda s: (-raw[s], s)):
+        out[seq] = raw[seq] * EPISODE_DECAY ** max(0, seen[episodes[seq]] - 1)
+        seen[episodes[seq]] += 1
+    return out
 
 
 def _prefix(a: str, b: str) -> int:

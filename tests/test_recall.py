@@ -198,3 +198,31 @@ def test_short_term_window_holds_the_last_stretch_of_game_time(make_turn: Any) -
         window = [i for i in ctx.items if i.section == "short_term"]
         assert len(window) == 2  # the two turns of the last hour, not the one of two days ago
         assert "## Lately" in ctx.text and "20 minutes ago" in ctx.text
+
+
+@pytest.mark.parametrize(("question", "wants_list"), [
+    ("What activities does Melanie do with her family?", True),
+    ("Which cities has Jon visited?", True),
+    ("What do Caroline and Melanie both like?", True),
+    ("What do they have in common?", True),
+    ("How many children does she have?", True),
+    ("What is Caroline's identity?", False),
+    ("What was the name of the dog?", False),
+    ("When did she go camping?", False),
+    ("What class does he take?", False),
+])
+def test_a_question_after_several_answers_is_read_as_a_list(question: str, wants_list: bool) -> None:
+    assert read_query(question).wants_list is wants_list
+
+
+def test_list_questions_spread_the_top_over_episodes() -> None:
+    from curator.recall import EPISODE_DECAY, _spread
+
+    # Episode 0 holds the four best matches, episode 1 a weaker one.
+    raw = {1: 1.0, 2: 0.95, 3: 0.9, 4: 0.85, 10: 0.7}
+    episodes = {1: 0, 2: 0, 3: 0, 4: 0, 10: 1}
+    spread = _spread(raw, episodes)
+    assert spread[1] == 1.0 and spread[2] == 0.95  # an episode's best two keep their scores
+    assert spread[3] == pytest.approx(0.9 * EPISODE_DECAY)
+    assert spread[4] == pytest.approx(0.85 * EPISODE_DECAY ** 2)
+    assert sorted(spread, key=lambda s: -spread[s])[:3] == [1, 2, 10]  # the other episode moves up

@@ -55,7 +55,7 @@ from curator.models import (
 )
 from curator.passages import Passages, passages_document
 from curator.pipeline import Curation
-from curator.query import read_query
+from curator.query import name_candidates, read_query
 from curator.recall import Recalled, rank, refresh_recalled
 from curator.results import ChangeSet, TurnResult
 from curator.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
@@ -340,7 +340,7 @@ class Curator:
             raise InvalidInput("limit must be 1..1000", field="limit")
         present = [self._id(c) for c in with_]
         recall = self.config.recall
-        read = read_query(query, self.world.character_ids())
+        read = read_query(query, self.world.characters_among(name_candidates(query)))
         return rank(self.world, owner, read, config=recall, weights=recall.search_weights,
                     present=present, now=self.world.clock(), limit=limit)
 

@@ -23,7 +23,7 @@ from curator.index import latest_seqs, memories_by_seq, scene_seqs
 from curator.models import Memory, Tier, display_name
 from curator.narration import feeling_words
 from curator.passages import Passages
-from curator.query import read_query
+from curator.query import name_candidates, read_query
 from curator.recall import Recalled, rank
 from curator.store import World
 from curator.tokens import count_tokens
@@ -138,7 +138,7 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
         for seq, memory in memories_by_seq(world, latest).items():
             if (now - memory.created_at).total_seconds() <= config.short_term_minutes * 60:
                 window[seq] = memory
-    read = read_query(situation, world.character_ids())
+    read = read_query(situation, world.characters_among(name_candidates(situation)))
     ranked = rank(world, owner, read, config=config, weights=config.weights, present=present, now=now,
                   limit=config.max_memories, extra=extra, depth=config.max_memories,
                   exclude=frozenset(window), core_beyond_limit=True)

@@ -55,10 +55,11 @@ def search_memories(world: World, owner: str, match: str, limit: int
     """(seq, score, matched words) of the owner's memories, live or archived, matching an FTS5
     expression, best first; score is bm25 made positive (bigger is better), matched words
     the text's tokens that matched, as written."""
+    # FTS5's own rank (bm25 over the text column only): ordering by it skips SQL's sorter.
     rows = world.conn.execute(
-        "select rowid, -bm25(memory_fts, 1.0, 0.0, 0.0) as score, "
-        "highlight(memory_fts, 0, char(1), char(2)) from memory_fts "
-        "where memory_fts match ? and owner = ? order by score desc limit ?",
+        "select rowid, -rank, highlight(memory_fts, 0, char(1), char(2)) from memory_fts "
+        "where memory_fts match ? and owner = ? and rank match 'bm25(1.0, 0.0, 0.0)' "
+        "order by rank limit ?",
         (f"owner : {_phrase(owner)} AND ({match})", owner, limit)).fetchall()
     return [(int(r[0]), float(r[1]), _MARKED.findall(r[2])) for r in rows]
 

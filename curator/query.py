@@ -2,10 +2,10 @@
 
 A situation ("Wolf comes back to the river") or a question ("When did Caroline go to the
 support group?") becomes: the content words to search for (function words and the verbs
-that only frame a question, like "say" or "describe", left out), adjacent pairs of them as
-phrases, the characters it names (in order: the first named is usually who it is about),
-the dates it mentions, and what kind of answer it wants ("when" → a time, "how many" → a
-number). recall.py turns these into a full-text query and score cues.
+that only frame a question, like "say" or "describe", left out), the characters it names
+(in order: the first named is usually who it is about), the dates it mentions, and what
+kind of answer it wants ("when" → a time, "how many" → a number). recall.py turns these
+into a full-text query and score cues.
 """
 
 from __future__ import annotations
@@ -71,7 +71,6 @@ class Query:
 
     text: str
     terms: list[str] = field(default_factory=list)  # content words, lower case, in order
-    phrases: list[tuple[str, str]] = field(default_factory=list)  # adjacent content words
     names: list[str] = field(default_factory=list)  # character ids named, first named first
     dates: list[tuple[date, date]] = field(default_factory=list)  # first and last day named
     wants_time: bool = False  # "when …"
@@ -95,8 +94,16 @@ def _quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def name_candidates(text: str) -> list[str]:
+    """Every id `text` could name (its words and adjacent pairs as `old_oak`): ask the world
+    which of these are characters, rather than list all of them, and pass those to read_query."""
+    words = [w.lower().removesuffix("'s") for w in _WORD.findall(text)]
+    return list(dict.fromkeys([*words, *(f"{a}_{b}" for a, b in itertools.pairwise(words))]))
+
+
 def read_query(text: str, characters: Iterable[str] = ()) -> Query:
-    """Read `text` for recall; `characters` are the world's character ids (to spot names)."""
+    """Read `text` for recall; `characters` are character ids (all of the world's, or those
+    among `name_candidates(text)`), to spot names."""
     ids = set(characters)
     words = [w.lower() for w in _WORD.findall(text)]
     query = Query(text=text)
@@ -121,8 +128,6 @@ def read_query(text: str, characters: Iterable[str] = ()) -> Query:
         i += 1
     query.names = list(dict.fromkeys(names))
     query.terms = list(dict.fromkeys(w for w in kept if w))
-    query.phrases = list(dict.fromkeys(
-        (a, b) for a, b in itertools.pairwise(kept) if a and b))
     lower = text.lower()
     query.wants_time = bool(re.search(r"\bwhen\b|\bwhat (time|day|date|year|month)\b", lower))
     query.wants_duration = bool(re.search(r"\bhow long\b", lower))

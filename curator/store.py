@@ -166,6 +166,15 @@ class World:
             return None
         return dict(zip(("id", "name", "persona", "immediate_context", "created_at"), row, strict=True))
 
+    def characters_among(self, ids: list[str]) -> set[str]:
+        """Which of `ids` are characters of this world."""
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            found.update(r[0] for r in self.conn.execute(
+                f"select id from characters where id in ({', '.join('?' * len(chunk))})", chunk))
+        return found
+
     def character_ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("select id from characters order by id")]
 

@@ -9,6 +9,7 @@ importing litellm. Any other encoding is looked up in `$TIKTOKEN_CACHE_DIR` as u
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -75,6 +76,8 @@ def encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
                 os.environ["TIKTOKEN_CACHE_DIR"] = before
 
 
+@functools.lru_cache(maxsize=8192)
 def count_tokens(text: str, name: str = DEFAULT_ENCODING) -> int:
-    """How many tokens `text` is in encoding `name` (special tokens counted as text)."""
+    """How many tokens `text` is in encoding `name` (special tokens counted as text). Cached:
+    a character's context is counted line by line, and the same lines come back turn after turn."""
     return len(encoding(name).encode(text, disallowed_special=()))

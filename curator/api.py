@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
@@ -28,8 +28,8 @@ from pydantic import ValidationError
 
 from curator.blocks import Blocks, blocks_document
 from curator.calls import CallRecord, log_calls, read_calls
-from curator.config import CuratorConfig
-from curator.context import MemoryContext, fit, gather
+from curator.config import AppraisalConfig, CuratorConfig
+from curator.context import MemoryContext, fit, gather, sections
 from curator.errors import (
     ConflictingTurn,
     CuratorError,
@@ -38,6 +38,9 @@ from curator.errors import (
     TimeWentBackwards,
     UnknownCharacter,
 )
+from curator.evolution import load_attributes
+from curator.evolution_cycle import evolve_world, latest_snapshot
+from curator.evolution_report import EvolutionReport
 from curator.exporting import character_document, import_document, world_document
 from curator.fading import faded_strength
 from curator.llm import ModelGateway, ModelSettings
@@ -53,7 +56,9 @@ from curator.models import (
     normalize_character_id,
     to_utc,
 )
+from curator.network import network_of
 from curator.passages import Passages, passages_document
+from curator.personality import PersonalitySnapshot
 from curator.pipeline import Curation
 from curator.query import name_candidates, read_query
 from curator.recall import Recalled, rank, refresh_recalled
@@ -274,6 +279,34 @@ class Curator:
             world.set_meta("clock", iso(when))
         return curation.changes
 
+    def evolve(self, world_time: datetime | str | None = None) -> EvolutionReport:
+        """Seed 000's evolution cycle at `world_time` (default: the world clock), in one
+        transaction: fade memories, drift attributes, trust and rapport with what each
+        character lived through since its last cycle, take personality snapshots, detect
+        drift, refresh identity narratives (a model's, else the fallback's) and store a
+        Markdown report (evolution_cycle.py). Running it twice at one time changes nothing."""
+        def attempt(decider: Decider, commit: bool) -> EvolutionReport:
+            with self.world.transaction(commit=commit) as world:
+                clock = world.clock()
+                when = _parse_time(world_time, "world_time") if world_time is not None else clock
+                when = when or datetime.now(UTC)
+                if clock is not None and when < clock:
+                    raise InvalidInput(f"{iso(when)} is before the world clock {iso(clock)}",
+                                       field="world_time")
+                return evolve_world(world, self.config, decider, when)
+
+        if self.gateway is None:
+            return attempt(self.decider, True)
+        return self._drive([Unit(attempt)])[0]
+
+    def personality(self, character: str) -> PersonalitySnapshot | None:
+        """The character's latest personality snapshot (None before its first cycle)."""
+        return latest_snapshot(self.world, self._known(character))
+
+    def attributes(self, character: str) -> dict[str, float]:
+        """The character's attributes now (each starts at the configured start value)."""
+        return load_attributes(self.world, self.config.evolution, self._known(character))
+
     def set_persona(self, character: str, persona: str) -> None:
         with self.world.transaction() as world:
             world.ensure_character(self._id(character), world.clock() or datetime.now(UTC))
@@ -345,13 +378,18 @@ class Curator:
                     present=present, now=self.world.clock(), limit=limit)
 
     def context(self, character: str, situation: str = "", *, with_: Sequence[str] = (),
-                max_tokens: int | None = None, peek: bool = False) -> MemoryContext:
+                max_tokens: int | None = None, peek: bool = False,
+                layers: Collection[str] | None = None) -> MemoryContext:
         """The text for the character's next prompt, fitted to `max_tokens`, with a manifest.
 
         Scores memories against `situation` (with `with_` the characters present), renders
         prompts/context.j2 and marks what it used as recalled (strength +0.15, recall count +1,
-        last recalled = the world clock), in one transaction. `peek=True` changes nothing."""
+        last recalled = the world clock), in one transaction. `peek=True` changes nothing.
+        `layers` names the parts to include (default all): persona, identity (the latest
+        evolution snapshot's narrative and attributes in words), blocks, immediate, present,
+        core, memories, short_term, passages."""
         owner = self._known(character)
+        on = sections(layers)
         recall = self.config.recall
         budget = recall.default_max_tokens if max_tokens is None else max_tokens
         if not 1 <= budget <= 1_000_000:
@@ -360,7 +398,7 @@ class Curator:
             raise InvalidInput(f"at most {MAX_REALITY} characters", field="situation")
         present = list(dict.fromkeys(p for p in (self._id(c) for c in with_) if p != owner))
         now = self.world.clock()
-        items, memories = gather(self.world, owner, situation, present, recall, now)
+        items, memories = gather(self.world, owner, situation, present, recall, now, on)
         name = display_name(owner) if (row := self.world.character_row(owner)) is None else row["name"]
         text, tokens, kept, dropped = fit(name, items, budget, recall.encoding)
         used = [memories[i.key] for i in kept if i.section in ("core", "memory", "short_term")]
@@ -374,6 +412,29 @@ class Curator:
 
     def counts(self, character: str) -> dict[str, int]:
         return self.world.count_memories(self._known(character))
+
+    # -- appraisal and the memory network (seed 003) ----------------------------------------
+
+    def set_lens_weights(self, character: str, weights: Mapping[str, float]) -> dict[str, float]:
+        """Weigh the appraisal lenses for one character from now on (for this Curator: like the
+        rest of `config`, it is the game's to set when it opens a world), e.g.
+        `{"danger": 2.0}` for a cautious one; lenses not named keep the world's weight.
+        Returns the character's weights; an unknown lens or a weight outside 0..10 is an error."""
+        key = self._id(character)
+        appraisal = self.config.appraisal
+        merged = {**appraisal.character_weights, key: {**appraisal.character_weights.get(key, {}),
+                                                      **dict(weights)}}
+        try:
+            checked = AppraisalConfig.model_validate({**appraisal.model_dump(), "character_weights": merged})
+        except ValidationError as error:
+            raise InvalidInput(error.errors()[0]["msg"], field="weights") from error
+        self.config.appraisal = checked
+        return checked.weights_for(key)
+
+    def links(self, character: str) -> list[dict[str, Any]]:
+        """The character's memory network: each linked memory with its appraisal and its links
+        (other memory, strength, by 'text' or 'subject'), oldest memory first."""
+        return network_of(self.world, self._known(character))
 
     # -- blocks, passages, deleting a character ---------------------------------------------
 

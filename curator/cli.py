@@ -310,18 +310,27 @@ def observe(file: Any, model: str | None, api_base: str | None, mode: str | None
                f"{len(result.promoted)} made core ({result.elapsed_ms:.1f} ms)")
     for change in result.formed:
         about = display_name(change.subject) if change.subject else "self"
-        click.echo(f"  {display_name(change.owner)} → {about}: {change.content}")
+        kept = f" ({change.reason})" if change.kept_by else ""  # kept by appraisal: a lens or a link
+        click.echo(f"  {display_name(change.owner)} → {about}: {change.content}{kept}")
 
 
 @cli.command()
 @click.argument("character")
 @click.option("--about", "about", help="Only the relationship with this character")
+@click.option("--links", "links", is_flag=True,
+              help="List each memory's links to related memories, with its appraisal")
 @db_option
 @json_option
 @one_line_errors
-def show(character: str, about: str | None, db: str, as_json: bool) -> None:
-    """Show what CHARACTER remembers: self, relationships, summaries, core memories."""
+def show(character: str, about: str | None, links: bool, db: str, as_json: bool) -> None:
+    """Show what CHARACTER remembers: self, relationships, summaries, core memories.
+
+    With --links: the memory network instead, each linked memory with its lens priorities
+    and its links (strength, and whether by shared words or a shared subject)."""
     key = about.strip().casefold() if about else None
+    if links:
+        _show_links(character, key, db, as_json)
+        return
     with Curator(db) as curator:
         if as_json:  # export_character reads the character itself: read it once
             document = curator.export_character(character)
@@ -340,6 +349,27 @@ def show(character: str, about: str | None, db: str, as_json: bool) -> None:
             _print_json(document)
         return
     _print_character(char, counts, about=key)
+
+
+def _show_links(character: str, about: str | None, db: str, as_json: bool) -> None:
+    with Curator(db) as curator:
+        memories = curator.links(character)
+        owner = curator.character(character).id
+    if about is not None:
+        memories = [m for m in memories if m["subject"] == about]
+    if as_json:
+        _print_json({"character": owner, "about": about, "memories": memories})
+        return
+    click.secho(display_name(owner), bold=True, nl=False)
+    click.echo(f" — {len(memories)} linked memories" + (f" about {display_name(about)}" if about else ""))
+    for memory in memories:
+        click.echo(f"  [{memory['memory_id']}] {memory['content']} ({memory['tier']})")
+        lenses = sorted(memory["appraisal"].items(), key=lambda kv: -kv[1]["priority"])
+        if lenses:
+            click.echo("     appraisal: " + ", ".join(f"{name} {v['priority']:.2f}" for name, v in lenses))
+        for link in memory["links"]:
+            click.echo(f"     ↔ {link['strength']:.2f} by {link['by']}: "
+                       f"[{link['other_id']}] {link['content']}")
 
 
 @cli.command(name="characters")
@@ -506,3 +536,9 @@ for _command in (context_command, search_command, eval_group):
 
 # `curator eval run` (the eval cases) lives in cli_eval.py; it adds itself to the eval group.
 import curator.cli_eval  # noqa: E402, F401
+
+# Evolution (`evolve`, `evolution reports`) lives in cli_evolve.py.
+from curator.cli_evolve import evolution_group, evolve_command  # noqa: E402
+
+for _command in (evolve_command, evolution_group):
+    cli.add_command(_command)

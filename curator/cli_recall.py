@@ -37,19 +37,23 @@ def _parts(item: ContextItem) -> str:
 @click.option("--with", "with_", multiple=True, help="A character present (repeat for more)")
 @click.option("--max-tokens", "max_tokens", type=click.IntRange(1, 1_000_000),
               help="Token budget for the text (default from the world's config: 1000)")
+@click.option("--layers", "layers", help="Comma-separated parts to include (default all): persona, identity, "
+              "blocks, immediate, present, core, memories, short_term, passages")
 @click.option("--explain", is_flag=True, help="Also show each item's score parts and what was dropped")
 @click.option("--peek", is_flag=True, help="Only look: do not mark the memories as recalled")
 @db_option
 @json_option
 @one_line_errors
 def context_command(character: str, situation: str, with_: tuple[str, ...], max_tokens: int | None,
-                    explain: bool, peek: bool, db: str, as_json: bool) -> None:
+                    layers: str | None, explain: bool, peek: bool, db: str, as_json: bool) -> None:
     """The memory context for CHARACTER's next prompt, within a token budget.
 
     Scores its memories against the situation, keeps the most valuable parts that fit and
     prints the text. Unless --peek, the memories used are marked as recalled (stronger)."""
     with _open(db) as curator:
-        ctx = curator.context(character, situation, with_=with_, max_tokens=max_tokens, peek=peek)
+        chosen = None if layers is None else [p.strip() for p in layers.split(",") if p.strip()]
+        ctx = curator.context(character, situation, with_=with_, max_tokens=max_tokens, peek=peek,
+                              layers=chosen)
     if as_json:
         _print_json(ctx.model_dump(mode="json"))
         return

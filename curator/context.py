@@ -10,6 +10,7 @@ is ever cut in half: an item is in whole or dropped, and the manifest says which
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any, Literal
 
@@ -19,26 +20,35 @@ from curator import prompts
 from curator.blocks import Blocks
 from curator.config import RecallConfig
 from curator.errors import InvalidInput
+from curator.evolution_cycle import latest_snapshot
 from curator.index import latest_seqs, memories_by_seq, scene_seqs
 from curator.models import Memory, Tier, display_name
 from curator.narration import feeling_words
 from curator.passages import Passages
+from curator.personality import attribute_words
 from curator.query import name_candidates, read_query
 from curator.recall import Recalled, rank
 from curator.store import World
 from curator.tokens import count_tokens
 
-Section = Literal["persona", "block", "immediate", "present", "core", "memory", "passage", "short_term"]
-_ORDER: list[Section] = ["persona", "block", "immediate", "present", "core", "memory", "passage",
+Section = Literal["persona", "identity", "block", "immediate", "present", "core", "memory", "passage",
+                  "short_term"]
+_ORDER: list[Section] = ["persona", "identity", "block", "immediate", "present", "core", "memory", "passage",
                          "short_term"]
+# The layers a game can switch on and off (`Curator.context(layers=...)`), by the section each fills.
+LAYERS: dict[str, Section] = {
+    "persona": "persona", "identity": "identity", "blocks": "block", "immediate": "immediate",
+    "present": "present", "core": "core", "memories": "memory", "short_term": "short_term",
+    "passages": "passage"}
 _HEADERS: dict[Section, str] = {
+    "identity": "\n## Who you are now\n",
     "immediate": "\n## Right now\n", "present": "\n## Who is here\n",
     "core": "\n## What defines you (core memories)\n",
     "memory": "\n## What comes to mind (✓ good, ✗ bad, · neutral; vivid, clear or faint)\n",
     "passage": "\n## From your archive\n", "short_term": "\n## Lately\n"}
 # Values decide what is dropped first when the budget is short: lowest first.
-_BASE: dict[Section, float] = {"persona": 1000, "block": 900, "immediate": 800, "present": 700,
-                               "core": 500, "short_term": 300, "memory": 100, "passage": 90}
+_BASE: dict[Section, float] = {"persona": 1000, "identity": 950, "block": 900, "immediate": 800,
+                               "present": 700, "core": 500, "short_term": 300, "memory": 100, "passage": 90}
 
 
 class ContextItem(BaseModel):
@@ -87,9 +97,29 @@ def _ago(then: datetime, now: datetime) -> str:
     return f"{hours} hour{'s' if hours != 1 else ''} ago"
 
 
+def sections(layers: Collection[str] | None) -> frozenset[Section]:
+    """The sections the named layers fill (all of them for None); an unknown name is an error."""
+    if layers is None:
+        return frozenset(_ORDER)
+    unknown = sorted(set(layers) - set(LAYERS))
+    if unknown:
+        raise InvalidInput(f"unknown layer(s) {', '.join(unknown)}; the layers are "
+                           f"{', '.join(LAYERS)}", field="layers")
+    return frozenset(LAYERS[name] for name in layers)
+
+
+def trust_words(trust: float) -> str:
+    for limit, word in ((0.25, "not at all"), (0.45, "little"), (0.6, "somewhat"), (0.8, "well")):
+        if trust < limit:
+            return word
+    return "completely"
+
+
 def gather(world: World, owner: str, situation: str, present: list[str], config: RecallConfig,
-           now: datetime | None) -> tuple[list[ContextItem], dict[str, Memory]]:
-    """Every candidate item with its value, and the memories behind memory items by id."""
+           now: datetime | None, on: frozenset[Section] = frozenset(_ORDER)
+           ) -> tuple[list[ContextItem], dict[str, Memory]]:
+    """Every candidate item with its value, and the memories behind memory items by id
+    (only for the sections in `on`)."""
     row = world.character_row(owner)
     assert row is not None
     module = prompts.environment().get_template("context_lines.j2").module
@@ -107,17 +137,23 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                                  reason=reason, score=score, fields=fields))
 
     fields: dict[str, Any]
-    if row["persona"]:
+    if row["persona"] and "persona" in on:
         add("persona", owner, row["persona"] + "\n", _BASE["persona"], "persona", {"text": row["persona"]})
-    for i, block in enumerate(Blocks(world).list(owner)):
+    if "identity" in on and (snapshot := latest_snapshot(world, owner)) is not None:
+        fields = {"narrative": snapshot.identity_summary,
+                  "words": [w for w in attribute_words(snapshot.attributes)
+                            if w not in snapshot.identity_summary]}
+        add("identity", owner, line("identity_section", fields), _BASE["identity"],
+            f"identity as of {snapshot.world_time}", fields)
+    for i, block in enumerate(Blocks(world).list(owner) if "block" in on else []):
         fields = {"label": block.label, "content": block.content}
         add("block", block.label, line("block_section", fields), _BASE["block"] - i,
             "shared block" if block.owner != owner else "block", fields)
-    if row["immediate_context"]:
+    if row["immediate_context"] and "immediate" in on:
         add("immediate", owner, row["immediate_context"] + "\n", _BASE["immediate"], "immediate context",
             {"text": row["immediate_context"]})
-    known = world.related(owner, present)
-    for i, other in enumerate(present):
+    known = world.related(owner, present) if "present" in on else set()
+    for i, other in enumerate(present if "present" in on else []):
         rel = world.relationship(owner, other, with_memories=False) if other in known else None
         fields = {"name": display_name(other), "met": rel is not None}
         if rel is not None:
@@ -126,8 +162,14 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                           bond_words=feeling_words(rel.overall_bond, slow=True),
                           bond=f"{rel.overall_bond:+.2f}", interactions=rel.interactions,
                           summary=rel.long_term_summary, latest=rel.immediate_context)
+            if (rel.trust, rel.rapport) != (0.5, 0.5):  # an evolution cycle has moved them
+                fields.update(trust=f"{rel.trust:.0%}", trust_words=trust_words(rel.trust),
+                              rapport=f"{rel.rapport:.0%}")
         add("present", other, line("present_section", fields), _BASE["present"] - i,
             "present" if rel is not None else "present, never met", fields)
+    read = read_query(situation, world.characters_among(name_candidates(situation)))
+    if not on & {"core", "memory", "short_term"}:
+        return _passages(world, owner, situation, read.terms, on, items, add, line), memories
     # Core memories of the self and of those present are always candidates.
     extra = scene_seqs(world, owner, [None, *present], config.scene_per_tier)
     for seq in latest_seqs(world, owner, config.max_memories):  # recency counts without a match
@@ -138,7 +180,6 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
         for seq, memory in memories_by_seq(world, latest).items():
             if (now - memory.created_at).total_seconds() <= config.short_term_minutes * 60:
                 window[seq] = memory
-    read = read_query(situation, world.characters_among(name_candidates(situation)))
     ranked = rank(world, owner, read, config=config, weights=config.weights, present=present, now=now,
                   limit=config.max_memories, extra=extra, depth=config.max_memories,
                   exclude=frozenset(window), core_beyond_limit=True)
@@ -150,24 +191,33 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
         if r.seq in window:
             continue
         if r.memory.tier is Tier.CORE:
+            if "core" not in on:
+                continue
             add("core", r.memory.id, line("memory_line", fields), _BASE["core"] + r.score, "core memory",
                 fields, score)
-        elif chosen < config.max_memories:
+        elif chosen < config.max_memories and "memory" in on:
             chosen += 1
             add("memory", r.memory.id, line("memory_line", fields), _BASE["memory"] + 50 * r.score,
                 _why(r), fields, score)
-    for rank_no, (_seq, memory) in enumerate(sorted(window.items(), key=lambda kv: -kv[0])):
+    shown = sorted(window.items(), key=lambda kv: -kv[0]) if "short_term" in on else []
+    for rank_no, (_seq, memory) in enumerate(shown):
         assert now is not None
         memories[memory.id] = memory
         fields = _memory_fields(memory, owner, memory.strength) | {"when": _ago(memory.created_at, now)}
         add("short_term", memory.id, line("short_term_line", fields), _BASE["short_term"] - rank_no,
             "in the short-term window", fields)
-    if read.terms:
+    return _passages(world, owner, situation, read.terms, on, items, add, line), memories
+
+
+def _passages(world: World, owner: str, situation: str, terms: list[str], on: frozenset[Section],
+              items: list[ContextItem], add: Callable[..., None], line: Callable[[str, dict[str, Any]], str]
+              ) -> list[ContextItem]:
+    if "passage" in on and terms:
         for i, hit in enumerate(Passages(world).search(owner, situation, limit=3)):
             fields = {"content": hit.content, "tags": list(hit.tags)}
             add("passage", str(hit.id), line("passage_line", fields), _BASE["passage"] - i,
                 "archive passage matching the situation", fields)
-    return items, memories
+    return items
 
 
 def _why(recalled: Recalled) -> str:
@@ -184,9 +234,11 @@ def _why(recalled: Recalled) -> str:
 def render(name: str, chosen: list[ContextItem]) -> str:
     by: dict[str, list[dict[str, Any]]] = {s: [i.fields for i in chosen if i.section == s] for s in _ORDER}
     persona = by["persona"][0]["text"] if by["persona"] else ""
+    identity = by["identity"][0] if by["identity"] else None
     immediate = by["immediate"][0]["text"] if by["immediate"] else ""
     return prompts.environment().get_template("context.j2").render(
-        name=name, persona=persona, blocks=by["block"], immediate=immediate, present=by["present"],
+        name=name, persona=persona, identity=identity, blocks=by["block"], immediate=immediate,
+        present=by["present"],
         core=by["core"], memories=by["memory"], short_term=list(reversed(by["short_term"])),
         passages=by["passage"]).strip() + "\n"
 

@@ -198,3 +198,18 @@ class EpisodeConsolidation(_Decision):
     core_memory_ids: list[str] = Field(default_factory=list, max_length=5)
     bond_shift: float = Field(ge=-0.5, le=0.5)
     reason: str = Field(min_length=1, max_length=400)
+
+
+class IdentityNarrative(_Decision):
+    """Step `identity` (evolution cycle): a paragraph saying who the character has become."""
+
+    narrative: str = Field(min_length=20, max_length=1200,
+                           description="third person, naming the character, three to six sentences")
+
+    @field_validator("narrative")
+    @classmethod
+    def _narrative_has_words(cls, value: str) -> str:
+        value = " ".join(value.split())
+        if sum(ch.isalpha() for ch in value) < 20:
+            raise ValueError("narrative must be sentences about the character")
+        return value

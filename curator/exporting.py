@@ -74,6 +74,8 @@ def character_document(character: Character, archived: list[Memory], as_of: date
             "core_memories": [memory_document(m) for m in rel.core_memories],
             "current_sentiment": round(rel.current_sentiment, 4),
             "overall_bond": round(rel.overall_bond, 4),
+            "trust": round(rel.trust, 4),
+            "rapport": round(rel.rapport, 4),
             "interactions": rel.interactions,
             "traits": rel.traits,
             "first_met": iso(rel.first_met) if rel.first_met else None,
@@ -183,6 +185,7 @@ def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool,
             "long_term_summary": rel_doc.get("long_term_summary", ""),
             "current_sentiment": rel_doc.get("current_sentiment", 0.0),
             "overall_bond": rel_doc.get("overall_bond", 0.0),
+            "trust": rel_doc.get("trust", 0.5), "rapport": rel_doc.get("rapport", 0.5),
             "interactions": rel_doc.get("interactions", 0), "traits": rel_doc.get("traits", {}),
             "first_met": rel_doc.get("first_met"), "last_interaction": rel_doc.get("last_interaction")})
         world.save_relationship(rel)

@@ -108,3 +108,30 @@ class ConsolidateInput(BaseModel):
     other: str
     relationship: RelationView
     episode_core_threshold: float
+
+
+class TrustView(BaseModel):
+    """How far a character trusts and likes another (evolution cycles move both, 0..1)."""
+
+    other: str
+    trust: float
+    rapport: float
+    summary: str
+
+
+class IdentityInput(BaseModel):
+    """Step `identity`: who the character has become, as its latest personality snapshot reads."""
+
+    owner: str
+    persona: str
+    work_style: str
+    risk_tolerance: str
+    social_orientation: str
+    learning_style: str
+    stress_response: str
+    attributes: dict[str, float]
+    attribute_words: list[str]  # "very cautious", "curious": the attributes far from the middle
+    defining: list[MemoryView]  # the defining memories, most defining first
+    relations: list[TrustView]  # most trusted first
+    drift: list[str]  # what changed since the last snapshot, with the reason
+    previous: str  # the last identity narrative, "" for the first

@@ -158,3 +158,23 @@ def trait_polarity(trait: str) -> int:
     if trait in NEGATIVE_TRAITS:
         return -1
     return 0
+
+
+
+# Appraisal's practical lens (appraisal.py): what a character lives on and by. Short words
+# are matched whole ("den" would take "denied", "map" "maple").
+FOOD = frozenset({"fish", "trout", "salmon", "honey", "berr", "food", "meal", "prey", "meat",
+                  "acorn", "fruit", "apple", "grain", "bread", "supper", "dinner", "breakfast",
+                  "feast", "carcass", "rabbit", "deer", "mushroom", "stash", "cache"})
+FOOD_WORDS = frozenset({"nut", "nuts", "egg", "eggs", "root", "roots", "catch", "seeds"})
+# Not "hollow": more often a dip in the ground than a home.
+SHELTER = frozenset({"shelter", "cave", "burrow", "home", "camp", "roof", "lair", "territor", "house"})
+SHELTER_WORDS = frozenset({"den", "dens", "nest", "nests", "hut", "bed"})
+GOODS = frozenset({"tool", "coin", "gold", "money", "weapon", "sword", "supplies", "boat", "rope",
+                   "spot", "bridge", "water"})
+GOODS_WORDS = frozenset({"map", "maps", "key", "keys", "bow", "path"})
+# A wrong done to someone's goods (the moral lens): narrower than THWART, which also holds
+# "grab" and "scare".
+THEFT = frozenset({"steal", "stole", "snatch", "swip", "pilfer", "loot", "thie"})
+THEFT_WORDS = frozenset({"stolen", "rob", "robs", "robbed", "robbing", "robber"})
+THEFT_PHRASES = ("run off with", "runs off with", "ran off with", "made off with", "makes off with")

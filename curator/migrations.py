@@ -175,6 +175,99 @@ def m004_recall(db: Database) -> None:
                  "coalesce(long_term_summary, ''), other, owner from relationships")
 
 
+@migrations()
+def m005_evolution(db: Database) -> None:
+    """Evolution (seed 000): attributes and their change log, trust and rapport, personality
+    snapshots, each character's high-water mark, and the evolution reports."""
+    conn = db.conn
+    _run_script(conn, """
+    create table attributes (
+        character text not null references characters(id) on delete cascade,
+        name text not null,
+        value real not null,
+        updated_at text not null,
+        primary key (character, name)
+    );
+    -- Every drift of an attribute (other is null) or of trust/rapport in another character
+    -- (other names it), with the memory that caused it and why.
+    create table attribute_changes (
+        id integer primary key,
+        character text not null references characters(id) on delete cascade,
+        attribute text not null,
+        other text,
+        delta real not null,
+        value_after real not null,
+        memory_id text not null,
+        reason text not null,
+        world_time text not null
+    );
+    create index attribute_changes_character on attribute_changes (character, id);
+    create table personality_snapshots (
+        id integer primary key,
+        character text not null references characters(id) on delete cascade,
+        world_time text not null,
+        work_style text not null,
+        risk_tolerance text not null,
+        social_orientation text not null,
+        learning_style text not null,
+        stress_response text not null,
+        identity_summary text not null,
+        narrative_by text not null,
+        defining_memories text not null default '[]',
+        attributes text not null default '{}',
+        avg_trust real not null default 0.5,
+        avg_rapport real not null default 0.5,
+        through_change integer not null default 0
+    );
+    create index personality_snapshots_character on personality_snapshots (character, id);
+    -- The last memory (by seq) each character's cycles have drawn on, and when.
+    create table evolution_marks (
+        character text primary key references characters(id) on delete cascade,
+        through_seq integer not null,
+        world_time text not null
+    );
+    create table evolution_reports (
+        id integer primary key,
+        world_time text not null,
+        report text not null,
+        created_at text not null
+    );
+    """)
+    db.table("relationships").add_column("trust", float, not_null_default=0.5)
+    db.table("relationships").add_column("rapport", float, not_null_default=0.5)
+
+
+@migrations()
+def m006_appraisal(db: Database) -> None:
+    """Appraisal (seed 003): each memory's priority per lens, and the links between a
+    character's memories (the memory network recall follows one hop)."""
+    _run_script(db.conn, """
+    create table appraisals (
+        memory_id text not null,
+        lens text not null,
+        priority real not null,
+        justification text not null,
+        primary key (memory_id, lens)
+    );
+    -- A link from a memory to an older memory of the same owner. Recall works by seq (the
+    -- full-text rowid, kept when a memory is archived), so both seqs are kept beside the ids.
+    create table memory_links (
+        memory_id text not null,
+        other_id text not null,
+        memory_seq integer not null,
+        other_seq integer not null,
+        owner text not null,
+        strength real not null,
+        by text not null check (by in ('text', 'subject')),
+        created_at text not null,
+        primary key (memory_id, other_id)
+    );
+    create index memory_links_memory_seq on memory_links (memory_seq);
+    create index memory_links_other_seq on memory_links (other_seq);
+    create index memory_links_owner on memory_links (owner);
+    """)
+
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""
     pending = ""

@@ -214,6 +214,8 @@ class Relationship(BaseModel):
     long_term_summary: str = ""
     current_sentiment: float = Field(default=0.0, ge=-1.0, le=1.0)
     overall_bond: float = Field(default=0.0, ge=-1.0, le=1.0)
+    trust: float = Field(default=0.5, ge=0.0, le=1.0)  # seed 000: moved by evolution cycles
+    rapport: float = Field(default=0.5, ge=0.0, le=1.0)
     interactions: int = 0
     traits: dict[str, int] = Field(default_factory=dict)
     first_met: datetime | None = None

@@ -1,5 +1,6 @@
-"""The turn pipeline: for each character who perceived a turn, interpret → remember → promote →
-overflow → reconcile → feel, all inside the caller's transaction.
+"""The turn pipeline: for each character who perceived a turn, interpret → appraise → remember
+(kept or dropped by the appraisal, linked into the memory network) → promote → overflow →
+reconcile → feel, all inside the caller's transaction.
 
 Every judgement goes through a `Decider` (steps.py), so this module is indifferent to
 whether a model or the fallback answered; the `ChangeSet` records which did. Promotion is
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from curator import fallback, steps
+from curator import appraisal, fallback, network, steps
+from curator.appraisal import AppraiseInput, MemoryAppraisal, lens_views, lens_weights
 from curator.config import CuratorConfig
 from curator.decisions import MemoryDraft
 from curator.fading import REINFORCE_REFRESH, faded_strength, refresh
@@ -61,6 +63,11 @@ class Curation:
         self._personas: dict[str, str] = {}
         # What a model said is going on with each character this turn: (owner, other) → text.
         self._model_notes: dict[tuple[str, str], str] = {}
+        self._lens_weights: dict[str, dict[str, float]] = {}
+        # The memories each perceiver has in mind this turn (its threads): what links are sought in.
+        self._in_mind: dict[str, list[Thread]] = {}
+        self._lens_thresholds = {lens.name: lens.threshold for lens in self.config.appraisal.lenses}
+        self._lens_views = lens_views(self.config.appraisal)
 
     # -- threads ------------------------------------------------------------------------
 
@@ -128,9 +135,11 @@ class Curation:
             rel.interactions += 1
             rel.first_met = rel.first_met or now
             rel.last_interaction = now
+        judged = self.appraise(perceiver, role, inputs.turn, interpretation.memories)
+        self._in_mind[perceiver] = [own, *threads.values()]
         for index, draft in enumerate(interpretation.memories):
             thread = threads[draft.subject] if draft.subject is not None else own
-            self.remember(turn, thread, draft, index)
+            self.remember(turn, thread, draft, index, judged[index])
         for feeling in interpretation.feelings:
             rel = threads[feeling.toward].rel
             assert rel is not None
@@ -146,10 +155,55 @@ class Curation:
             assert thread.rel is not None
             self.world.save_relationship(thread.rel)
 
-    def remember(self, turn: Turn, thread: Thread, draft: MemoryDraft, index: int) -> None:
-        """Form the drafted memory, or reinforce the one it repeats; then review what follows."""
-        threshold = self.config.threshold(draft.kind)
-        if draft.importance < threshold:
+    def appraise(self, perceiver: str, role: Literal["actor", "observer"], seen: Turn,
+                 drafts: list[MemoryDraft]) -> list[MemoryAppraisal]:
+        """Seed 003: every draft through every lens, in one decision for the perceiver. The
+        model is asked only when `appraisal.model` is on; otherwise the fallback answers here,
+        outside the decider, so a world with a model makes no extra call and records no extra
+        step for it (the recorded fixture sets replay unchanged)."""
+        if not drafts:
+            return []
+        config = self.config.appraisal
+        inputs = AppraiseInput(perceiver=perceiver, role=role, persona=self.persona(perceiver), turn=seen,
+                               memories=drafts, lenses=self._lens_views)
+        if not config.model:
+            return appraisal.appraise(inputs).memories
+        decision, record = self.decider.decide(
+            steps.APPRAISE, inputs, character=perceiver,
+            context={"lenses": config.lens_names, "memories": len(drafts)})
+        self.changes.steps.append(record)
+        return decision.memories
+
+    def weights(self, character: str) -> dict[str, float]:
+        if character not in self._lens_weights:
+            self._lens_weights[character] = lens_weights(self.world, character, self.config.appraisal)
+        return self._lens_weights[character]
+
+    def remember(self, turn: Turn, thread: Thread, draft: MemoryDraft, index: int,
+                 judged: MemoryAppraisal) -> None:
+        """Form the drafted memory, or reinforce the one it repeats; then review what follows.
+
+        The appraisal decides whether it is kept (appraisal.retain: its importance, any lens
+        over its own threshold, or a strong link to a memory already held) and can lift its
+        importance; a memory kept by a lens or a link says so in its change's reason."""
+        config = self.config.appraisal
+        threshold = config.overall_threshold
+        if threshold is None:
+            threshold = self.config.threshold(draft.kind)
+        scores = {name: score.priority for name, score in judged.lenses.items()}
+        found: list[network.Link] | None = None
+
+        def strongest() -> tuple[float, str | None]:
+            nonlocal found
+            in_mind = [m for t in self._in_mind.get(thread.owner, [thread]) for m in (*t.core, *t.recent)]
+            found = network.related(self.world, draft.content, draft.subject, in_mind,
+                                    floor=config.link_floor, limit=config.max_links)
+            return (found[0].strength, found[0].other_id) if found else (0.0, None)
+
+        kept = appraisal.retain(draft.importance, threshold, scores, self._lens_thresholds,
+                                appraisal.combine(scores, self.weights(thread.owner)), strongest,
+                                config.link_threshold)
+        if not kept.keep:
             self.changes.skipped.append(SkippedDraft(owner=thread.owner, subject=draft.subject,
                                                      kind=draft.kind.value,
                                                      importance=draft.importance, threshold=threshold))
@@ -163,7 +217,7 @@ class Curation:
         if repeat is not None:
             refresh(repeat, turn.world_time, REINFORCE_REFRESH)
             repeat.strength_at = turn.world_time
-            repeat.importance = max(repeat.importance, draft.importance)
+            repeat.importance = max(repeat.importance, kept.importance)
             if turn.id not in repeat.source_turns:
                 repeat.source_turns.append(turn.id)
             self.world.update_memory(repeat)
@@ -172,14 +226,22 @@ class Curation:
         memory = Memory.model_construct(
             id=_memory_id(turn.id, thread.owner, index), owner=thread.owner, subject=draft.subject,
             content=draft.content, kind=draft.kind, emotional_impact=draft.emotional_impact,
-            valence=draft.valence, importance=draft.importance, tier=Tier.RECENT, strength=1.0,
+            valence=draft.valence, importance=kept.importance, tier=Tier.RECENT, strength=1.0,
             recall_count=0, last_recalled=turn.world_time, created_at=turn.world_time,
             strength_at=turn.world_time, source_turns=[turn.id], traits=list(draft.traits),
             place=turn.place, domain=turn.domain, archived_at=None, archived_reason=None)
+        if found is None:
+            strongest()
         self.world.insert_memory(memory, self.seq)
+        network.save_links(self.world, memory.id, self.seq, thread.owner, found or [], turn.world_time)
+        network.save_appraisal(self.world, memory.id, {name: (score.priority, score.justification)
+                                                       for name, score in judged.lenses.items()})
         self.seq += 1
         thread.recent.append(memory)
-        self.changes.formed.append(memory_change(memory))
+        change = memory_change(memory, kept.reason)
+        if kept.by not in (None, "formation"):
+            change.kept_by = kept.by
+        self.changes.formed.append(change)
         if memory.importance >= self.config.core_threshold:
             self.core_review(thread, memory)
         self.overflow(thread, turn.world_time)

@@ -99,8 +99,24 @@ def action_words(action: str) -> set[str]:
     return {w for w in lx.tokens(action) if len(w) > 3 and w not in _STOP}
 
 
+# The last turn read and its reading: interpret and appraise read the same turn object one
+# after the other (per perceiver). Keyed by identity, and holding the turn, so it cannot be
+# mistaken for another; a Reading is never changed once made.
+_last: tuple[Turn, Reading] | None = None
+
+
 def read_turn(turn: Turn) -> Reading:
     """Read the turn's reality once; every perceiver's interpretation starts from this."""
+    global _last
+    last = _last
+    if last is not None and last[0] is turn:
+        return last[1]
+    reading = _read(turn)
+    _last = (turn, reading)
+    return reading
+
+
+def _read(turn: Turn) -> Reading:
     clauses = _clauses(turn)
     words = lx.tokens(turn.reality)
     lower = turn.reality.lower()

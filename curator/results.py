@@ -22,6 +22,9 @@ class MemoryChange(BaseModel):
     importance: float
     strength: float
     reason: str | None = None
+    # Formed memories the old formation threshold would have dropped: what kept them
+    # ("overall", a lens name, or "link"); the reason says by how much ("kept: moral 0.72 ≥ 0.60").
+    kept_by: str | None = None
 
 
 class SummaryChange(BaseModel):

@@ -13,11 +13,13 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from curator import fallback
+from curator import appraisal, fallback, personality
+from curator.appraisal import Appraisal, AppraiseInput
 from curator.decisions import (
     CoreDecision,
     EpisodeConsolidation,
     FadeReview,
+    IdentityNarrative,
     Interpretation,
     Reconciliation,
 )
@@ -25,6 +27,7 @@ from curator.inputs import (
     ConsolidateInput,
     CoreReviewInput,
     FadeReviewInput,
+    IdentityInput,
     InterpretInput,
     ReconcileInput,
 )
@@ -54,7 +57,13 @@ RECONCILE: Step[ReconcileInput, Reconciliation] = Step(
     "reconcile", "reconcile.j2", Reconciliation, fallback.reconcile)
 CONSOLIDATE: Step[ConsolidateInput, EpisodeConsolidation] = Step(
     "consolidate", "consolidate.j2", EpisodeConsolidation, fallback.consolidate)
-ALL_STEPS: tuple[Step[Any, Any], ...] = (INTERPRET, FADE_REVIEW, CORE_REVIEW, RECONCILE, CONSOLIDATE)
+IDENTITY: Step[IdentityInput, IdentityNarrative] = Step(
+    "identity", "identity.j2", IdentityNarrative, personality.identity_narrative)
+# Asked only when `AppraisalConfig.model` is on; otherwise the pipeline calls the fallback itself.
+APPRAISE: Step[AppraiseInput, Appraisal] = Step(
+    "appraise", "appraise.j2", Appraisal, appraisal.appraise)
+ALL_STEPS: tuple[Step[Any, Any], ...] = (INTERPRET, FADE_REVIEW, CORE_REVIEW, RECONCILE, CONSOLIDATE,
+                                         IDENTITY, APPRAISE)
 
 
 class Decider(Protocol):

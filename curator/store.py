@@ -27,6 +27,8 @@ _MEMORY_FIELDS = ("id", "seq", "owner", "subject", "content", "kind", "emotional
                   "importance", "tier", "strength", "strength_at", "recall_count", "last_recalled",
                   "created_at", "source_turns", "traits", "place", "domain")
 SELECT_MEMORY = "select " + ", ".join(_MEMORY_FIELDS)
+_GONE = ("(not exists (select 1 from memories where id = {column}) "
+         "and not exists (select 1 from memory_archive where id = {column}))")
 _dt = datetime.fromisoformat
 
 
@@ -205,14 +207,24 @@ class World:
         Gone: its memories and archive; its relationships and the others' relationships with
         it, with their memories about it (a relationship cannot outlive its character); the
         blocks it owns with their links; its links to others' shared blocks; its passages; its
-        model calls. The full-text indexes follow through their triggers. The turn log keeps
-        the turns it took part in, so replaying one still changes nothing. Returns the rows
-        removed per table.
+        model calls; the appraisals and memory links of every memory that goes. The full-text
+        indexes follow through their triggers. The turn log keeps the turns it took part in, so
+        replaying one still changes nothing. Returns the rows removed per table.
         """
         statements = {
             "memories": "delete from memories where owner = ?1 or subject = ?1",
             "memory_archive": "delete from memory_archive where owner = ?1 or subject = ?1",
+            # The memory network (m006): whatever points at a memory that is gone now (its own
+            # and the others' memories about it). A scan, but deleting a character is rare.
+            "appraisals": f"delete from appraisals where {_GONE.format(column='memory_id')}",
+            "memory_links": f"delete from memory_links where owner = ?1 or "
+                            f"{_GONE.format(column='memory_id')} or {_GONE.format(column='other_id')}",
             "relationships": "delete from relationships where owner = ?1 or other = ?1",
+            # evolution (m005): attributes, their change log, snapshots, the cycle's mark
+            "attribute_changes": "delete from attribute_changes where character = ?1 or other = ?1",
+            "attributes": "delete from attributes where character = ?1",
+            "personality_snapshots": "delete from personality_snapshots where character = ?1",
+            "evolution_marks": "delete from evolution_marks where character = ?1",
             # blocks and passages cascade from characters; deleting them here says so and
             # does not depend on the foreign_keys pragma.
             "block_links": "delete from block_links where character = ?1 "
@@ -222,7 +234,7 @@ class World:
             "calls": "delete from calls where character = ?1",
             "characters": "delete from characters where id = ?1",
         }
-        return {table: self.conn.execute(sql, (character_id,)).rowcount
+        return {table: self.conn.execute(sql, (character_id,) if "?1" in sql else ()).rowcount
                 for table, sql in statements.items()}
 
     # -- relationships -----------------------------------------------------------------
@@ -233,18 +245,19 @@ class World:
         summary and feelings)."""
         row = self.conn.execute(
             "select immediate_context, long_term_summary, current_sentiment, overall_bond, "
-            "interactions, traits, first_met, last_interaction from relationships "
+            "interactions, traits, first_met, last_interaction, trust, rapport from relationships "
             "where owner = ? and other = ?", (owner, other)).fetchone()
         rel = Relationship.model_construct(
             owner=owner, other=other, immediate_context="", long_term_summary="",
-            current_sentiment=0.0, overall_bond=0.0, interactions=0, traits={}, first_met=None,
-            last_interaction=None, recent_memories=[], core_memories=[])
+            current_sentiment=0.0, overall_bond=0.0, trust=0.5, rapport=0.5, interactions=0,
+            traits={}, first_met=None, last_interaction=None, recent_memories=[], core_memories=[])
         if row is not None:
             rel.immediate_context, rel.long_term_summary = row[0] or "", row[1] or ""
             rel.current_sentiment, rel.overall_bond, rel.interactions = row[2], row[3], row[4]
             rel.traits = json.loads(row[5]) if row[5] else {}
             rel.first_met = _dt(row[6]) if row[6] else None
             rel.last_interaction = _dt(row[7]) if row[7] else None
+            rel.trust, rel.rapport = row[8], row[9]
         if with_memories:
             rel.recent_memories = self.memories(owner, other, Tier.RECENT)
             rel.core_memories = self.memories(owner, other, Tier.CORE)
@@ -263,15 +276,18 @@ class World:
     def save_relationship(self, rel: Relationship) -> None:
         self.conn.execute(
             "insert into relationships (owner, other, immediate_context, long_term_summary, "
-            "current_sentiment, overall_bond, interactions, traits, first_met, last_interaction) "
-            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict(owner, other) do update set "
+            "current_sentiment, overall_bond, trust, rapport, interactions, traits, first_met, "
+            "last_interaction) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "on conflict(owner, other) do update set "
             "immediate_context = excluded.immediate_context, "
             "long_term_summary = excluded.long_term_summary, "
             "current_sentiment = excluded.current_sentiment, overall_bond = excluded.overall_bond, "
+            "trust = excluded.trust, rapport = excluded.rapport, "
             "interactions = excluded.interactions, traits = excluded.traits, "
             "first_met = excluded.first_met, last_interaction = excluded.last_interaction",
             (rel.owner, rel.other, rel.immediate_context, rel.long_term_summary,
-             round(rel.current_sentiment, 6), round(rel.overall_bond, 6), rel.interactions,
+             round(rel.current_sentiment, 6), round(rel.overall_bond, 6), round(rel.trust, 6),
+             round(rel.rapport, 6), rel.interactions,
              json.dumps(rel.traits, sort_keys=True),
              iso(rel.first_met) if rel.first_met else None,
              iso(rel.last_interaction) if rel.last_interaction else None))

@@ -128,7 +128,10 @@ def test_modes_say_what_they_need(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def fallback_run() -> RunReport:
-    return run_cases([load_case(CASES / "001_observers.yaml"), load_case(CASES / "001_conflict.yaml")],
+    # formation_threshold still has expectations the fallback fails, which the report must show
+    # (observers passes in full since appraisal keeps a theft seen).
+    return run_cases([load_case(CASES / "001_observers.yaml"), load_case(CASES / "001_conflict.yaml"),
+                      load_case(CASES / "000_formation_threshold.yaml")],
                      FallbackMode())
 
 
@@ -140,7 +143,8 @@ def test_the_report_is_one_page_with_its_plots_and_the_json(fallback_run: RunRep
         assert case.name in html and case.about in html
     failed = [c for case in fallback_run.cases for c in case.checks if not c.passed]
     assert failed and all(c.reason.split("'")[0] in html for c in failed)
-    assert html.count("<svg") == 2 * 4  # feelings, tiers, strengths, deciders for each case
+    # feelings, tiers, strengths, deciders for each case; formation_threshold has no feelings
+    assert html.count("<svg") == 4 + 4 + 3
     assert "<script" not in html and 'src="http' not in html and 'href="http' not in html
 
 

@@ -18,14 +18,19 @@ from pydantic import BaseModel
 import curator
 from curator import prompts
 from curator.api import Curator
+from curator.appraisal import AppraiseInput, lens_views
+from curator.config import AppraisalConfig
+from curator.decisions import MemoryDraft
 from curator.inputs import (
     ConsolidateInput,
     CoreReviewInput,
     FadeReviewInput,
+    IdentityInput,
     InterpretInput,
     MemoryView,
     ReconcileInput,
     RelationView,
+    TrustView,
 )
 from curator.models import Gap, Intent, MemoryKind, Turn
 from curator.steps import ALL_STEPS, FallbackDecider, Step
@@ -107,6 +112,37 @@ def reconcile_input(contradiction: bool = True) -> ReconcileInput:
                           contradiction=contradiction)
 
 
+DRIFT = "risk_tolerance: balanced → conservative (caution 0.55 → 0.72 over 6 memories)"
+PREVIOUS = "Bear balances speed with care and gets along with others."
+
+
+def identity_input() -> IdentityInput:
+    return IdentityInput(owner="bear", persona=PERSONA, work_style="thorough",
+                         risk_tolerance="conservative", social_orientation="guarded",
+                         learning_style="from_mistakes", stress_response="retreats",
+                         attributes={"caution": 0.78, "curiosity": 0.61, "collaboration": 0.38},
+                         attribute_words=["very cautious", "not very cooperative", "curious"],
+                         defining=[RESCUE, POACHER],
+                         relations=[TrustView(other="wolf", trust=0.71, rapport=0.4, summary=SUMMARY),
+                                    TrustView(other="fox", trust=0.18, rapport=0.3, summary="")],
+                         drift=[DRIFT], previous=PREVIOUS)
+
+
+THEFT_SEEN = "I watched Fox: Fox digs Bear's honeycomb out of the hollow log and runs off with it."
+
+
+def appraise_input(role: str = "observer") -> AppraiseInput:
+    draft = MemoryDraft(subject="fox", content=THEFT_SEEN, kind=MemoryKind.WITNESSED,
+                        emotional_impact="uneasy", valence=-0.3, importance=0.3, traits=["selfish"])
+    seen = turn(actor="fox", others=[], observers=["owl"], reality=REALITY,
+                intent={"thought": THOUGHT, "action": ACTION})
+    if role == "observer":
+        seen = seen.model_copy(update={"intent": Intent(thought="", action="(unknown to you)")})
+    return AppraiseInput(perceiver="owl" if role == "observer" else "fox", role=role,
+                         persona=PERSONA, turn=seen, memories=[draft],
+                         lenses=lens_views(AppraisalConfig()))
+
+
 def consolidate_input() -> ConsolidateInput:
     return ConsolidateInput(owner="bear", persona=PERSONA, other="wolf",
                             relationship=wolf(recent=[FADING, STOLEN, RESCUE]),
@@ -119,6 +155,8 @@ INPUTS: dict[str, Callable[[], BaseModel]] = {
     "promote.j2": core_input,
     "reconcile.j2": reconcile_input,
     "consolidate.j2": consolidate_input,
+    "identity.j2": identity_input,
+    "appraise.j2": appraise_input,
 }
 # Game text each template must show, inside a <game_text> block.
 KEY_TEXT: dict[str, list[str]] = {
@@ -127,6 +165,8 @@ KEY_TEXT: dict[str, list[str]] = {
     "promote.j2": [RESCUE.content, POACHER.content, SUMMARY],
     "reconcile.j2": [RESCUE.content, SUMMARY, STOLEN.content],
     "consolidate.j2": [SUMMARY, FADING.content, STOLEN.content, RESCUE.content],
+    "identity.j2": [PERSONA, RESCUE.content, POACHER.content, SUMMARY, DRIFT, PREVIOUS],
+    "appraise.j2": [PERSONA, REALITY, THEFT_SEEN],
 }
 STEP_IDS = [step.name for step in ALL_STEPS]
 
@@ -287,6 +327,30 @@ def test_reconcile_differs_for_contradiction_and_first_impression() -> None:
     assert "first impression" in first and SUMMARY not in first
     for text in (conflict, first):
         assert "-0.5 to +0.5" in text and text.count(RESCUE.content) == 1
+
+
+def test_identity_shows_traits_trust_and_asks_for_the_defining_memory() -> None:
+    text = prompts.render("identity.j2", identity_input())
+    assert "- risk tolerance: conservative" in text and "- caution: 0.78" in text
+    assert "Wolf: trust 71%, rapport 40%" in text and "Fox: trust 18%" in text
+    assert "In words: very cautious, not very cooperative, curious." in text
+    assert "Name at least one defining memory" in text
+    first = identity_input()
+    first.previous, first.drift, first.defining, first.relations = "", [], [], []
+    text = prompts.render("identity.j2", first)
+    assert "The narrative until now" not in text and "What changed" not in text
+    assert "knows nobody yet" in text and "None yet." in text
+
+
+def test_appraise_names_every_lens_and_hides_the_actors_intent_from_an_observer() -> None:
+    text = prompts.render("appraise.j2", appraise_input())
+    for name in ("emotional", "practical", "social", "moral", "danger"):
+        assert f'- "{name}": ' in text
+    assert "every lens above, and no other" in text and "at most 30 words" in text
+    assert ACTION not in text and THOUGHT not in text and "(unknown to you)" not in text
+    assert "Your new memories (1)" in text and 'About Fox, kind "witnessed"' in text
+    actor = prompts.render("appraise.j2", appraise_input("actor"))
+    assert only_in_blocks(actor, ACTION) and "You intended:" in actor
 
 
 def test_consolidate_lists_only_ids_that_reach_the_threshold() -> None:

@@ -76,3 +76,20 @@ def test_recall_example_runs_after_play(tmp_path: Path, monkeypatch: pytest.Monk
     printed = capsys.readouterr().out
     assert printed.startswith("# You are Bear") and "### Wolf" in printed
     assert "steel" in printed.splitlines()[-3] or "trap" in printed.splitlines()[-3]
+
+
+def test_evolution_example_runs_after_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from curator import Curator
+
+    block = python_example("world.evolve(")
+    monkeypatch.chdir(tmp_path)
+    with Curator("curator.db") as world:  # what `curator play fixtures/…` leaves behind
+        for line in TRANSCRIPT.read_text().splitlines():
+            world.observe(line)
+    exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "# Evolution report"
+    risk, social = printed[1].split()
+    assert risk in ("conservative", "balanced", "bold") and social
+    assert printed[2:] == ["True", "True", "True"]

@@ -9,8 +9,9 @@ the self, and the newest memories. Each candidate gets a score from normalised p
 - relevance: bm25 of the memory's words against the situation's, raised by what a memory
   system knows beyond the words: a neighbour that matches (a question and the answer that
   followed), an episode that matches as a whole, the character the situation names first,
-  a date it names, and the kind of answer it wants (a time for "when"); a question after
-  several answers spreads them over episodes.
+  a date it names, the kind of answer it wants (a time for "when"), and quoted speech in
+  which the speaker tells of themselves ("I …", "my …") rather than addresses the hearer
+  ("you …"); a question after several answers spreads them over episodes.
 - recency: halves every `recency_half_life_hours` of game time since last recalled.
 - strength: faded strength at the world clock (fading.py); core memories do not fade.
 
@@ -70,6 +71,14 @@ CUE_WEIGHT = 0.5  # "how long"/"how many" and the memory holds a duration/number
 # brings a linked memory into a context that asks for its match.
 HOP_SHARE = 0.25
 HOP_SEEDS = 5  # the best matches whose links are followed
+# What people say of themselves is what questions about them ask after: a memory whose quoted
+# speech is in the first person ("I painted…", "my kids…") gains; speech to the hearer
+# ("you …", "how are your…") is more often a question or a reply than a fact, and loses a
+# little. Measured on LoCoMo by leaving one conversation out (all categories gain @5).
+SELF_WEIGHT = 0.1
+ADDRESS_WEIGHT = 0.05
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]ine|[Ww]e|[Oo]ur|[Uu]s)\b")
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
 _WORDS = re.compile(r"\w+")
 
 
@@ -180,9 +189,10 @@ def lexical_relevance(world: World, owner: str, query: Query, config: RecallConf
         asked = previous is not None and "?" in facts[previous].content
         if previous is not None and asked and facts[previous].subject != fact.subject:
             near.append(ANSWER_WEIGHT * norm[previous])
-        raw[seq] = (norm[seq] + share * max(near, default=0.0)
+        raw[seq] = max(0.0, norm[seq] + share * max(near, default=0.0)
                     + episode_weight * best_in_episode[episodes[seq]]
-                    + (NAMED_WEIGHT if named is not None and fact.subject == named else 0.0))
+                    + (NAMED_WEIGHT if named is not None and fact.subject == named else 0.0)
+                    + _speech(fact.content))
     if query.wants_list:
         raw = _spread(raw, episodes)
     top_raw = max(raw.values(), default=0.0) or 1.0
@@ -198,6 +208,18 @@ def _spread(raw: dict[int, float], episodes: dict[int, int]) -> dict[int, float]
         out[seq] = raw[seq] * EPISODE_DECAY ** max(0, seen[episodes[seq]] - 1)
         seen[episodes[seq]] += 1
     return out
+
+
+def _speech(content: str) -> float:
+    """What a memory's quoted speech (from its first quote mark on) lends: SELF_WEIGHT if the
+    speaker speaks of themselves, less ADDRESS_WEIGHT if they address the hearer; 0 without
+    quoted speech (the memory's own "I" is its owner's, not a speaker's)."""
+    start = min((i for i in (content.find('"'), content.find("\u201c")) if i >= 0), default=-1)
+    if start < 0:
+        return 0.0
+    speech = content[start:]
+    return ((SELF_WEIGHT if _FIRST_PERSON.search(speech) else 0.0)
+            - (ADDRESS_WEIGHT if _SECOND_PERSON.search(speech) else 0.0))
 
 
 def _prefix(a: str, b: str) -> int:

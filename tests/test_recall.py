@@ -227,3 +227,15 @@ def test_list_questions_spread_the_top_over_episodes() -> None:
     assert spread[3] == pytest.approx(0.9 * EPISODE_DECAY)
     assert spread[4] == pytest.approx(0.85 * EPISODE_DECAY ** 2)
     assert sorted(spread, key=lambda s: -spread[s])[:3] == [1, 2, 10]  # the other episode moves up
+
+
+def test_quoted_speech_about_the_speaker_lends_and_speech_to_the_hearer_costs() -> None:
+    from curator.recall import ADDRESS_WEIGHT, SELF_WEIGHT, _speech
+
+    assert _speech('I watched Mel: Mel says to Caro: "I painted a horse last week."') == SELF_WEIGHT
+    assert _speech('Mel says to Caro: \u201cMy kids loved the beach.\u201d') == SELF_WEIGHT
+    assert _speech('Mel says to Caro: "How was your trip?"') == -ADDRESS_WEIGHT
+    assert _speech('Mel says to Caro: "I hope you liked it."') == pytest.approx(SELF_WEIGHT - ADDRESS_WEIGHT)
+    # The memory's own "I" is its owner's: without quoted speech nothing is lent.
+    assert _speech("I saw Mel paint a horse by the lake.") == 0.0
+    assert _speech('Mel says: "The US team won."') == 0.0  # "US" the country is not "us"

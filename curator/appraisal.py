@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
@@ -194,15 +195,21 @@ def retain(draft_importance: float, threshold: float, scores: Mapping[str, float
 
 def _found(words: list[str], stems: frozenset[str], exact: frozenset[str] = frozenset()) -> list[str]:
     """The words of `words` (in order, once each) that match the stems or exact words."""
+    return list(_found_in(tuple(words), stems, exact))
+
+
+@lru_cache(maxsize=1024)
+def _found_in(words: tuple[str, ...], stems: frozenset[str], exact: frozenset[str]) -> tuple[str, ...]:
+    # Every perceiver of a turn reads the same reality: its lenses find the same words, once.
     hit = lx.stem_hits(words, stems, exact)  # one pass; most lenses find nothing
     if not hit:
-        return []
+        return ()
     out: list[str] = []
     for word in words:
         if word not in out and (word in hit or any(word.startswith(s) and len(word) - len(s) <= 3
                                                    for s in hit)):
             out.append(word)
-    return out
+    return tuple(out)
 
 
 _DANGER_STEMS = lx.HARM | lx.AGENT_HARM | lx.DANGER | lx.LETHAL

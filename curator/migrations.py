@@ -242,13 +242,12 @@ def m006_appraisal(db: Database) -> None:
     """Appraisal (seed 003): each memory's priority per lens, and the links between a
     character's memories (the memory network recall follows one hop)."""
     _run_script(db.conn, """
+    -- One row per memory: the lenses as JSON ({"moral": [0.7, "a theft: 'stole'"], …}). A
+    -- row per lens wrote five index entries per memory formed, on the turn's hot path.
     create table appraisals (
-        memory_id text not null,
-        lens text not null,
-        priority real not null,
-        justification text not null,
-        primary key (memory_id, lens)
-    );
+        memory_id text primary key,
+        lenses text not null
+    ) without rowid;
     -- A link from a memory to an older memory of the same owner. Recall works by seq (the
     -- full-text rowid, kept when a memory is archived), so both seqs are kept beside the ids.
     create table memory_links (
@@ -261,12 +260,35 @@ def m006_appraisal(db: Database) -> None:
         by text not null check (by in ('text', 'subject')),
         created_at text not null,
         primary key (memory_id, other_id)
-    );
+    ) without rowid;
     create index memory_links_memory_seq on memory_links (memory_seq);
     create index memory_links_other_seq on memory_links (other_seq);
-    create index memory_links_owner on memory_links (owner);
     """)
 
+
+
+@migrations()
+def m007_quiet_fts_triggers(db: Database) -> None:
+    """Re-index text only when it changed. m004's update triggers fired on every write of
+    the column (a reinforced memory, a relationship saved with the same summary), and each
+    firing is a delete and an insert in an FTS5 index: the bulk of a busy turn's writes."""
+    _run_script(db.conn, """
+    drop trigger memories_fts_update;
+    create trigger memories_fts_update after update of content on memories
+        when old.content is not new.content begin
+        update memory_fts set text = new.content where rowid = new.seq;
+    end;
+    drop trigger archive_fts_update;
+    create trigger archive_fts_update after update of content on memory_archive
+        when old.content is not new.content begin
+        update memory_fts set text = new.content where rowid = new.seq;
+    end;
+    drop trigger summary_fts_update;
+    create trigger summary_fts_update after update of long_term_summary on relationships
+        when old.long_term_summary is not new.long_term_summary begin
+        update summary_fts set text = coalesce(new.long_term_summary, '') where rowid = new.rowid;
+    end;
+    """)
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""

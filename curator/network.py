@@ -37,7 +37,6 @@ class Link:
     """A link from a new memory to one its owner already holds."""
 
     other_id: str
-    other_seq: int
     strength: float
     by: Literal["text", "subject"]
 
@@ -77,31 +76,41 @@ def related(world: World, content: str, subject: str | None, candidates: Sequenc
             strength, by = SUBJECT_STRENGTH, "subject"
         if strength >= floor and strength > scored.get(memory.id, (0.0, by))[0]:
             scored[memory.id] = (round(min(1.0, strength), 4), by)
-    best = sorted(scored.items(), key=lambda kv: -kv[1][0])[:limit]
-    if not best:
-        return []
-    marks = ", ".join("?" * len(best))
-    seqs = dict(world.conn.execute(f"select id, seq from memories where id in ({marks})",
-                                   [memory_id for memory_id, _ in best]).fetchall())
-    links = [Link(memory_id, int(seqs[memory_id]), strength, by)
-             for memory_id, (strength, by) in best if memory_id in seqs]
-    links.sort(key=lambda link: (-link.strength, -link.other_seq))
-    return links
+    # Strongest first; of equals, the newer (candidates come oldest first).
+    order = {memory.id: n for n, memory in enumerate(candidates)}
+    best = sorted(scored.items(), key=lambda kv: (-kv[1][0], -order[kv[0]]))[:limit]
+    return [Link(memory_id, strength, by) for memory_id, (strength, by) in best]
 
 
-def save_links(world: World, memory_id: str, memory_seq: int, owner: str, links: list[Link],
-               at: datetime) -> None:
-    world.conn.executemany(
-        "insert or replace into memory_links (memory_id, other_id, memory_seq, other_seq, owner, "
-        "strength, by, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(memory_id, link.other_id, memory_seq, link.other_seq, owner, link.strength, link.by, iso(at))
-         for link in links])
+class Pending:
+    """Links and appraisals of the memories one perceiver formed in a turn, written in one
+    statement each (`flush`): per memory, they cost two statements on the turn's hot path."""
 
+    def __init__(self) -> None:
+        self.links: list[tuple[Any, ...]] = []
+        self.appraisals: list[tuple[str, str]] = []
 
-def save_appraisal(world: World, memory_id: str, lenses: Mapping[str, tuple[float, str]]) -> None:
-    world.conn.executemany(
-        "insert or replace into appraisals (memory_id, lens, priority, justification) values (?, ?, ?, ?)",
-        [(memory_id, lens, priority, why) for lens, (priority, why) in lenses.items()])
+    def add(self, memory_id: str, memory_seq: int, owner: str, links: list[Link], at: datetime,
+            lenses: Mapping[str, tuple[float, str]]) -> None:
+        stamp = iso(at)
+        self.links += [(memory_id, memory_seq, owner, link.strength, link.by, stamp, link.other_id,
+                        link.other_id) for link in links]
+        self.appraisals.append(
+            (memory_id, json.dumps({lens: [p, why] for lens, (p, why) in lenses.items()})))
+
+    def flush(self, world: World) -> None:
+        if self.links:
+            # The other memory's seq is read in the insert itself; it may have been archived
+            # since it was in mind (a fade in the same turn).
+            world.conn.executemany(
+                "insert or replace into memory_links (memory_id, other_id, memory_seq, other_seq, owner, "
+                "strength, by, created_at) select ?1, id, ?2, seq, ?3, ?4, ?5, ?6 from "
+                "(select id, seq from memories where id = ?7 union all "
+                "select id, seq from memory_archive where id = ?8)", self.links)
+        if self.appraisals:
+            world.conn.executemany("insert or replace into appraisals (memory_id, lenses) values (?, ?)",
+                                   self.appraisals)
+        self.links, self.appraisals = [], []
 
 
 def linked(world: World, seqs: list[int]) -> dict[int, list[tuple[int, float]]]:
@@ -124,10 +133,11 @@ def appraisals_of(world: World, memory_ids: list[str]) -> dict[str, dict[str, di
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for start in range(0, len(memory_ids), 500):
         chunk = memory_ids[start:start + 500]
-        for memory_id, lens, priority, why in world.conn.execute(
-                f"select memory_id, lens, priority, justification from appraisals where memory_id in "
-                f"({', '.join('?' * len(chunk))}) order by memory_id, lens", chunk):
-            out.setdefault(memory_id, {})[lens] = {"priority": priority, "justification": why}
+        for memory_id, lenses in world.conn.execute(
+                f"select memory_id, lenses from appraisals where memory_id in "
+                f"({', '.join('?' * len(chunk))})", chunk):
+            out[memory_id] = {lens: {"priority": p, "justification": why}
+                              for lens, (p, why) in sorted(json.loads(lenses).items())}
     return out
 
 

@@ -66,6 +66,8 @@ class Curation:
         self._lens_weights: dict[str, dict[str, float]] = {}
         # The memories each perceiver has in mind this turn (its threads): what links are sought in.
         self._in_mind: dict[str, list[Thread]] = {}
+        # The network rows of one perceiver's memories, written together when it is done.
+        self._pending = network.Pending()
         self._lens_thresholds = {lens.name: lens.threshold for lens in self.config.appraisal.lenses}
         self._lens_views = lens_views(self.config.appraisal)
 
@@ -140,6 +142,7 @@ class Curation:
         for index, draft in enumerate(interpretation.memories):
             thread = threads[draft.subject] if draft.subject is not None else own
             self.remember(turn, thread, draft, index, judged[index])
+        self._pending.flush(self.world)
         for feeling in interpretation.feelings:
             rel = threads[feeling.toward].rel
             assert rel is not None
@@ -233,9 +236,8 @@ class Curation:
         if found is None:
             strongest()
         self.world.insert_memory(memory, self.seq)
-        network.save_links(self.world, memory.id, self.seq, thread.owner, found or [], turn.world_time)
-        network.save_appraisal(self.world, memory.id, {name: (score.priority, score.justification)
-                                                       for name, score in judged.lenses.items()})
+        lenses = {name: (score.priority, score.justification) for name, score in judged.lenses.items()}
+        self._pending.add(memory.id, self.seq, thread.owner, found or [], turn.world_time, lenses)
         self.seq += 1
         thread.recent.append(memory)
         change = memory_change(memory, kept.reason)

@@ -205,8 +205,9 @@ def test_an_everyday_turn_still_forms_nothing(make_turn: TurnFactory) -> None:
 def test_every_formed_memory_keeps_its_appraisal(make_turn: TurnFactory) -> None:
     with Curator(":memory:") as world:
         result = world.observe(make_turn("Steel jaws snap shut on your leg. Blood soaks the leaves."))
-        rows = world.world.conn.execute("select memory_id, lens, priority, justification from appraisals "
-                                        "order by lens").fetchall()
+        stored = world.world.conn.execute("select memory_id, lenses from appraisals").fetchall()
+    rows = [(memory_id, lens, p, why) for memory_id, lenses in stored
+            for lens, (p, why) in sorted(json.loads(lenses).items())]
     (memory,) = result.formed
     assert [r[1] for r in rows] == sorted(LENSES) and {r[0] for r in rows} == {memory.memory_id}
     assert dict((r[1], r[2]) for r in rows)["danger"] >= 0.85 and all(r[3] for r in rows)
@@ -279,7 +280,8 @@ def test_a_bad_appraisal_is_sent_back_with_its_error(model_settings: ModelSettin
         route = router.post(URL).mock(side_effect=_by_template([missing, GOOD]))
         result = world.observe(FISHING)
         calls = world.calls()
-        stored = dict(world.world.conn.execute("select lens, priority from appraisals").fetchall())
+        [(lenses,)] = world.world.conn.execute("select lenses from appraisals").fetchall()
+        stored = {lens: p for lens, (p, _) in json.loads(lenses).items()}
     assert route.call_count == 3  # interpret, appraise, its one retry
     asked = json.loads(route.calls[1].request.content)["messages"]
     assert "Appraisal" in asked[-1]["content"] and "Wolf took my fishing spot" in asked[-1]["content"]
@@ -324,7 +326,8 @@ def test_text_similarity_is_a_cosine_of_content_words() -> None:
 
 def links(world: Curator) -> list[tuple[str, str, float, str]]:
     return world.world.conn.execute(
-        "select memory_id, other_id, strength, by from memory_links order by rowid").fetchall()
+        "select memory_id, other_id, strength, by from memory_links order by memory_seq, created_at"
+    ).fetchall()
 
 
 def test_memories_link_by_text_and_by_subject(make_turn: TurnFactory) -> None:

@@ -25,6 +25,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from curator.config import RecallConfig, RecallWeights
 from curator.fading import faded_strength, faded_value, refresh
@@ -150,8 +151,7 @@ def lexical_relevance(world: World, owner: str, query: Query, config: RecallConf
     base: dict[int, float] = defaultdict(float)
     for seq, score, _ in hits:
         base[seq] = score / top + COVERAGE_WEIGHT * sum(idf[t] for t in matched[seq]) / all_idf
-    lengths = {seq: len([w for w in _WORDS.findall(f.content.lower()) if w not in STOPWORDS])
-               for seq, f in facts.items()}
+    lengths = {seq: _length(f.content) for seq, f in facts.items()}
     average = 3 * (sum(lengths.values()) / len(lengths) if lengths else 1.0) or 1.0
     window: dict[int, float] = {}
     for seq in facts:
@@ -170,7 +170,7 @@ def lexical_relevance(world: World, owner: str, query: Query, config: RecallConf
         day = fact.created_at.date()
         if any(first - timedelta(days=1) <= day <= last + timedelta(days=1) for first, last in query.dates):
             base[seq] += DATE_WEIGHT
-        if query.wants_time and TIME_WORDS.search(fact.content):
+        if query.wants_time and _holds(TIME_WORDS, fact.content):
             base[seq] *= 1.0 + WHEN_WEIGHT
         base[seq] *= 1.0 + _cue(query, fact.content)
     top_base = max(base.values(), default=0.0) or 1.0
@@ -210,6 +210,22 @@ def _spread(raw: dict[int, float], episodes: dict[int, int]) -> dict[int, float]
     return out
 
 
+# Per-memory features read from the text alone. Recall asks them of the same memories call
+# after call (a character's context, turn after turn), so each text is read once.
+_FEATURE_CACHE = 16_384
+
+
+@lru_cache(maxsize=_FEATURE_CACHE)
+def _length(content: str) -> int:
+    return len([w for w in _WORDS.findall(content.lower()) if w not in STOPWORDS])
+
+
+@lru_cache(maxsize=_FEATURE_CACHE)
+def _holds(pattern: re.Pattern[str], content: str) -> bool:
+    return pattern.search(content) is not None
+
+
+@lru_cache(maxsize=_FEATURE_CACHE)
 def _speech(content: str) -> float:
     """What a memory's quoted speech (from its first quote mark on) lends: SELF_WEIGHT if the
     speaker speaks of themselves, less ADDRESS_WEIGHT if they address the hearer; 0 without
@@ -233,9 +249,9 @@ def _prefix(a: str, b: str) -> int:
 
 def _cue(query: Query, content: str) -> float:
     """How well a memory holds the kind of answer a "how long"/"how many" question wants."""
-    if query.wants_duration and DURATION_WORDS.search(content):
+    if query.wants_duration and _holds(DURATION_WORDS, content):
         return CUE_WEIGHT
-    if query.wants_number and NUMBER_WORDS.search(content):
+    if query.wants_number and _holds(NUMBER_WORDS, content):
         return CUE_WEIGHT
     return 0.0
 
@@ -273,38 +289,41 @@ def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weight
     for seq, why in (extra or {}).items():
         sources.setdefault(seq, []).append(why)
     half_life = config.recency_half_life_hours * 3600
-    scored: list[tuple[int, ScoreParts]] = []
+    # Each part rounded as ScoreParts shows it, the total from the rounded parts (so ties
+    # break the same way whatever reads them); the dataclass is built only for what is kept.
+    scored: list[tuple[float, int, tuple[float, ...]]] = []
     faded: dict[int, float] = {}
+    w = weights
     for seq, f in facts.items():
         strength = f.strength
         if now is not None and f.tier is Tier.RECENT:
             strength = faded[seq] = faded_value(f.kind, f.importance, f.recall_count, f.tier, f.strength,
                                                 f.strength_at, now)
         age = max(0.0, (now - f.last_recalled).total_seconds()) if now is not None else 0.0
-        parts = ScoreParts(
-            relevance=round(relevance.get(seq, 0.0), 4), recency=round(0.5 ** (age / half_life), 4),
-            strength=round(1.0 if f.tier is Tier.CORE else strength, 4), importance=f.importance,
-            core=1.0 if f.tier is Tier.CORE else 0.0,
-            present=1.0 if f.subject is not None and f.subject in present else 0.0,
-            matched=1.0 if seq in matched else 0.0)
-        parts.total = round(weights.relevance * parts.relevance + weights.recency * parts.recency
-                            + weights.strength * parts.strength + weights.importance * parts.importance
-                            + weights.core * parts.core + weights.present * parts.present, 4)
-        scored.append((seq, parts))
-    scored.sort(key=lambda sp: (-sp[1].total, -sp[0]))
-    kept, others = [], 0
-    for seq, parts in scored:
+        core = 1.0 if f.tier is Tier.CORE else 0.0
+        values: tuple[float, ...] = (round(relevance.get(seq, 0.0), 4), round(0.5 ** (age / half_life), 4),
+                  round(1.0 if core else strength, 4), f.importance, core,
+                  1.0 if f.subject is not None and f.subject in present else 0.0)
+        total = round(w.relevance * values[0] + w.recency * values[1] + w.strength * values[2]
+                      + w.importance * values[3] + w.core * values[4] + w.present * values[5], 4)
+        scored.append((total, seq, values))
+    scored.sort(key=lambda t: (-t[0], -t[1]))
+    kept: list[tuple[int, ScoreParts]] = []
+    others = 0
+    for total, seq, values in scored:
         if seq in exclude:
             continue
-        if not (core_beyond_limit and parts.core):
+        if not (core_beyond_limit and values[4]):
             if others == limit:
                 continue
             others += 1
-        kept.append((seq, parts))
-    scored = kept
-    memories = memories_by_seq(world, [seq for seq, _ in scored])
+        kept.append((seq, ScoreParts(relevance=values[0], recency=values[1], strength=values[2],
+                                     importance=values[3], core=values[4], present=values[5], total=total,
+                                     matched=1.0 if seq in matched else 0.0)))
+    scored_parts = kept
+    memories = memories_by_seq(world, [seq for seq, _ in scored_parts])
     out = []
-    for seq, parts in scored:
+    for seq, parts in scored_parts:
         memory = memories[seq]
         if seq in faded and now is not None:  # its strength as of the world clock
             memory.strength, memory.strength_at = faded[seq], now

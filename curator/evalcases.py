@@ -2,7 +2,7 @@
 
 A case is a small game session about one behaviour from the seeds: turns (a JSONL transcript
 beside it, or inline `turns:`), optional `config` overrides, `actions` at chosen points
-(fade, episode end, a recalling context, personas, blocks) and `checks`, expectations read
+(fade, episode end, a recalling context, personas, blocks, an evolution cycle) and `checks`, expectations read
 at a turn (`after: t005`) or at the `end`. This module owns the pydantic models of that
 format (the expectation kinds are a union discriminated on `expect`) and `load_case`, which
 returns an `EvalCase` ready to run or raises `CaseError` naming the file and the field
@@ -76,9 +76,15 @@ class BlockAction(_Act):
     characters: list[CharacterId] = Field(default_factory=list)
 
 
+class EvolveAction(_Act):
+    """Run an evolution cycle (seed 000) at `world_time` (default: the world clock)."""
+
+    world_time: datetime | None = None
+
+
 class Action(_Act):
     """One thing done to the world at a point (`start`, a turn id, or `end`), before the
-    checks of that point: exactly one of fade, end_episode, context, persona, block."""
+    checks of that point: exactly one of fade, end_episode, context, persona, block, evolve."""
 
     after: str
     fade: FadeAction | None = None
@@ -86,13 +92,14 @@ class Action(_Act):
     context: ContextAction | None = None
     persona: PersonaAction | None = None
     block: BlockAction | None = None
+    evolve: EvolveAction | None = None
 
     @model_validator(mode="after")
     def _one(self) -> Action:
-        given = [n for n in ("fade", "end_episode", "context", "persona", "block")
+        given = [n for n in ("fade", "end_episode", "context", "persona", "block", "evolve")
                  if getattr(self, n) is not None]
         if len(given) != 1:
-            raise ValueError("an action is exactly one of fade, end_episode, context, persona, block"
+            raise ValueError("an action is exactly one of fade, end_episode, context, persona, block, evolve"
                              + (f" (got {', '.join(given)})" if given else ""))
         return self
 

@@ -4,7 +4,9 @@ Every check has `after` (a turn id, or `end`: when it is read), an optional `not
 reader expects it, shown on failure) and `expect`, the kind, on which the union
 `Expectation` is discriminated. Matching words: each entry of `words` must appear in the
 text, at the start of a word, case-insensitively ("trap" matches "trapped"); "steal|stole"
-accepts either. Numbers are `Range`s. The checkers are in expectations.py.
+accepts either. Numbers are `Range`s. The evolution kinds (attribute, personality, drift,
+trust) read what `evolve` actions changed. The checkers are in expectations.py and
+expectations_evolution.py.
 """
 
 from __future__ import annotations
@@ -214,11 +216,68 @@ class ContextOmits(_ContextCheck):
     expect: Literal["context_omits"]
 
 
+
+# -- evolution (seed 000): after `evolve` actions ---------------------------------------------
+
+Trait = Literal["work_style", "risk_tolerance", "social_orientation", "learning_style", "stress_response"]
+
+
+class AttributeCheck(_Check):
+    expect: Literal["attribute"]
+    character: CharacterId
+    name: str = Field(min_length=1)  # an attribute of the world's config: caution, collaboration …
+    value: Range
+
+    def points(self) -> list[str]:
+        return self.value.points()
+
+
+class PersonalityCheck(_Check):
+    expect: Literal["personality"]
+    character: CharacterId
+    trait: Trait
+    equals: str | None = None
+    one_of: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> PersonalityCheck:
+        if (self.equals is None) == (self.one_of is None) or self.one_of == []:
+            raise ValueError("give either equals (one value) or one_of (a list of values)")
+        return self
+
+
+class DriftCheck(_Check):
+    expect: Literal["drift"]
+    character: CharacterId
+    trait: Trait
+    from_: str | None = Field(default=None, alias="from")
+    to: str | None = None
+
+
+class TrustCheck(_Check):
+    expect: Literal["trust"]
+    owner: CharacterId
+    other: CharacterId
+    trust: Range | None = None
+    rapport: Range | None = None
+
+    @model_validator(mode="after")
+    def _some(self) -> TrustCheck:
+        if self.trust is None and self.rapport is None:
+            raise ValueError("give trust, rapport or both")
+        return self
+
+    def points(self) -> list[str]:
+        return [*(self.trust.points() if self.trust else []),
+                *(self.rapport.points() if self.rapport else [])]
+
 Expectation = Annotated[
     MemoryExists | MemoryAbsent | MemoryTier | MemoryStrength | TierCounts | RelationshipCheck
     | SummaryMentions | SummaryOmits | FadeReviewCheck | NoMemoryFormed | ReinforcedNotDuplicated
-    | ObserverRemembers | ContextIncludes | ContextOmits,
+    | ObserverRemembers | ContextIncludes | ContextOmits | AttributeCheck | PersonalityCheck | DriftCheck
+    | TrustCheck,
     Field(discriminator="expect")]
 EXPECT_KINDS = ("memory_exists", "memory_absent", "memory_tier", "memory_strength", "tier_counts",
                 "relationship", "summary_mentions", "summary_omits", "fade_review", "no_memory_formed",
-                "reinforced_not_duplicated", "observer_remembers", "context_includes", "context_omits")
+                "reinforced_not_duplicated", "observer_remembers", "context_includes", "context_omits",
+                "attribute", "personality", "drift", "trust")

@@ -4,10 +4,11 @@
 and `index.html` from `curator/templates/eval_report.html.j2`: the totals, then per case its
 expectations with their reasons, its figures, and plots where people would rather look
 than read: sentiment and bond over the turns per relationship, memories per tier over the
-turns, the strength of memories over game time, and which steps a model or a fallback
-decided. Plots are SVG drawn by matplotlib (the `report` extra) and inlined, so the page
-opens in a browser with no server and no network. Without matplotlib the page still has
-every table, and says how to get the plots.
+turns, the strength of memories over game time, which steps a model or a fallback
+decided and, after `evolve` actions, attributes over the turns (small multiples per character)
+and a table of the personality drifts with their reasons. Plots are SVG drawn by matplotlib
+(the `report` extra) and inlined, so the page opens in a browser with no server and no
+network. Without matplotlib the page still has every table, and says how to get the plots.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from curator.evalrun import CaseResult, RunReport, Series
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_LINES = 8  # relationships or characters per plot: more lines make a plot unreadable
+MAX_ATTRIBUTE_PANELS = 6  # characters in the attributes plot (the ones whose attributes moved most)
 MAX_STRENGTH_LINES = 60  # memories drawn in the strength plot (the most important first)
 _SOURCES = {"model": 2, "fallback": 1}
 
@@ -69,6 +71,7 @@ def _plots(series: Series, plt: Any) -> list[dict[str, str]]:
         ("Memories per tier over the turns", _tiers),
         ("Strength of memories over game time", _strengths),
         ("Which steps a model or a fallback decided", _deciders),
+        ("Attributes over the turns", _attributes),
     ]
     out = []
     for title, make in makers:
@@ -177,6 +180,41 @@ def _deciders(series: Series, plt: Any) -> Any | None:
     for label, colour in (("model", "#3b7dd8"), ("fallback", "#f0a35e"), ("not run", "#f4f4f4")):
         ax.bar([0], [0], color=colour, label=label)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    return figure
+
+
+def _attributes(series: Series, plt: Any) -> Any | None:
+    """Small multiples: one panel per character (the busiest), a line per attribute."""
+    def moved(character: str) -> float:
+        total = 0.0
+        for values in series.attributes[character].values():
+            known = [v for v in values if v is not None]
+            total += max(known) - min(known) if known else 0.0
+        return total
+
+    shown = sorted(series.attributes, key=lambda c: (-moved(c), c))[:MAX_ATTRIBUTE_PANELS]
+    if not shown:
+        return None
+    columns = min(3, len(shown))
+    rows = -(-len(shown) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(3.2 * columns + 1.6, 2.6 * rows), sharey=True,
+                                squeeze=False)
+    x = list(range(len(series.points)))
+    names = sorted({name for c in shown for name in series.attributes[c]})
+    for n, ax in enumerate(ax for row in axes for ax in row):
+        if n >= len(shown):
+            ax.set_visible(False)
+            continue
+        character = shown[n]
+        for i, name in enumerate(names):
+            values = series.attributes[character].get(name)
+            if values is not None:
+                ax.plot(x, [float("nan") if v is None else v for v in values], color=f"C{i % 10}",
+                        label=name, linewidth=1.1)
+        ax.set_title(character)
+        ax.set_ylim(0, 1)
+        _ticks(ax, series.points, most=4)
+    axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     return figure
 
 

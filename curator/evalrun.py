@@ -7,8 +7,9 @@ case's `start` actions, then each turn followed by the actions and checks at tha
 the `end` actions and checks. It returns a `CaseResult`: each check's verdict, metrics
 (model calls, tokens, cost from the call log; steps and fallbacks by reason from the turns'
 `StepRecord`s; wall time) and, for the report, per-point series: sentiment and bond per
-relationship, memories per tier per character, the strength of each live memory over game
-time, and which steps a model or a fallback decided.
+relationship (and trust, which evolution cycles move), memories per tier per character, the
+strength of each live memory over game time, which steps a model or a fallback decided, the
+attributes of each character a cycle has moved and the drifts `evolve` actions found.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from curator.api import Curator
 from curator.calls import summarize_calls
 from curator.config import CuratorConfig
 from curator.errors import CuratorError
-from curator.evalcases import Action, EvalCase
+from curator.evalcases import Action, EvalCase, EvolveAction
 from curator.evalstate import CheckResult, RunState, Snapshot
 from curator.expectations import evaluate
 from curator.llm import FixtureMissing
@@ -71,6 +72,7 @@ class RelationshipSeries(BaseModel):
     other: str
     sentiment: list[float | None]  # one per point; None before they met
     bond: list[float | None]
+    trust: list[float | None] = Field(default_factory=list)  # moved by evolution cycles only
 
 
 class MemorySeries(BaseModel):
@@ -94,6 +96,17 @@ class StepUse(BaseModel):
     reason: str | None = None
 
 
+class DriftLine(BaseModel):
+    """A personality trait an evolution cycle found changed, and why."""
+
+    point: str
+    character: str
+    trait: str
+    old: str
+    new: str
+    reason: str
+
+
 class Series(BaseModel):
     """What changed over the run, point by point (a point: a turn id, or `end` after actions)."""
 
@@ -103,6 +116,9 @@ class Series(BaseModel):
     tiers: dict[str, dict[str, list[int]]] = Field(default_factory=dict)  # character → tier → counts
     memories: list[MemorySeries] = Field(default_factory=list)
     steps: list[StepUse] = Field(default_factory=list)
+    # character → attribute → value per point (None before a cycle first moved the character)
+    attributes: dict[str, dict[str, list[float | None]]] = Field(default_factory=dict)
+    drifts: list[DriftLine] = Field(default_factory=list)
 
 
 class CaseResult(BaseModel):
@@ -166,6 +182,7 @@ class _Recorder:
                 tiers.setdefault(tier, [0] * n).append(count)
             for other, rel in character.relationships.items():
                 snapshot.feelings[(cid, other)] = (rel.current_sentiment, rel.overall_bond)
+                snapshot.trust[(cid, other)] = (rel.trust, rel.rapport)
             for memory in state.memories(cid):
                 if memory.tier.value == "archived":
                     continue
@@ -183,15 +200,18 @@ class _Recorder:
         for key, (sentiment, bond) in snapshot.feelings.items():
             rel_line = self._rels.get(key)
             if rel_line is None:
-                rel_line = self._rels[key] = RelationshipSeries(owner=key[0], other=key[1],
-                                                                sentiment=[None] * n, bond=[None] * n)
+                rel_line = self._rels[key] = RelationshipSeries(
+                    owner=key[0], other=key[1], sentiment=[None] * n, bond=[None] * n, trust=[None] * n)
                 self.series.relationships.append(rel_line)
             rel_line.sentiment.append(round(sentiment, 4))
             rel_line.bond.append(round(bond, 4))
+            rel_line.trust.append(round(snapshot.trust[key][0], 4))
         for rel_line in self._rels.values():  # a relationship gone (its character deleted)
             if len(rel_line.sentiment) == n:
                 rel_line.sentiment.append(None)
                 rel_line.bond.append(None)
+                rel_line.trust.append(None)
+        self._attributes(curator, snapshot, n)
         for counts in self.series.tiers.values():
             for values in counts.values():
                 values.extend([0] * (n + 1 - len(values)))
@@ -199,6 +219,30 @@ class _Recorder:
                                          decided_by=s.decided_by, reason=s.reason)
                                  for c in changes for s in c.steps)
         return snapshot
+
+    def _attributes(self, curator: Curator, snapshot: Snapshot, n: int) -> None:
+        """The attributes of the characters a cycle has moved (one cheap read of the table)."""
+        names, start = curator.config.evolution.attributes, curator.config.evolution.start
+        rows = curator.world.conn.execute("select character, name, value from attributes").fetchall()
+        for character, name, value in rows:
+            snapshot.attributes.setdefault(str(character), dict.fromkeys(names, start))[str(name)] = \
+                float(value)
+        for character, values in snapshot.attributes.items():
+            lines = self.series.attributes.setdefault(character, {})
+            for name, value in values.items():
+                lines.setdefault(name, [None] * n).append(round(value, 4))
+        for lines in self.series.attributes.values():
+            for line in lines.values():
+                line.extend([None] * (n + 1 - len(line)))
+
+
+def _evolve(state: RunState, point: str, action: EvolveAction) -> ChangeSet:
+    """Run a cycle; its drifts go to the state (for `drift` checks) and the series."""
+    report = state.curator.evolve(action.world_time)
+    state.cycles.append(point)
+    for evolved in report.characters:
+        state.drifts.extend((point, evolved.character, d) for d in evolved.drift)
+    return ChangeSet(forgotten=list(report.forgotten), steps=list(report.steps))
 
 
 def _act(curator: Curator, action: Action) -> ChangeSet | None:
@@ -253,7 +297,8 @@ def run_case(case: EvalCase, factory: CuratorFactory, *, mode: str = "fallback",
             state.at(point)
             changes = list(turn_changes)
             for action in actions.get(point, []):
-                done = _act(curator, action)
+                done = _evolve(state, point, action.evolve) if action.evolve is not None \
+                    else _act(curator, action)
                 state.forget()
                 if done is not None:
                     changes.append(done)
@@ -261,6 +306,9 @@ def run_case(case: EvalCase, factory: CuratorFactory, *, mode: str = "fallback",
             all_changes.extend(changes)
             if point != "start" and (point != "end" or actions.get("end")):
                 state.snapshots[point] = recorder.sample(point, state, changes)
+                recorder.series.drifts.extend(
+                    DriftLine(point=p, character=c, trait=d.trait, old=d.old, new=d.new, reason=d.reason)
+                    for p, c, d in state.drifts if p == point)
             for n in checks.get(point, []):
                 verdicts[n] = evaluate(n, case.checks[n], state)
 

@@ -1,33 +1,44 @@
 """The state of an eval run as its checks read it, and the words matching they share.
 
 `RunState` holds the Curator, the turns played and their results, every change set so far
-(labelled by the point it happened at) and the `Snapshot`s the runner took at each point;
+(labelled by the point it happened at), the drifts evolution cycles detected and the
+`Snapshot`s the runner took at each point;
 it caches what checks read at one point (`forget()` after the world changes). `CheckResult`
 is one check's verdict. `matches` is the `words` rule of the case format: every entry at the
-start of a word, case-insensitively, "a|b" for alternatives.
+start of a word, case-insensitively, "a|b" for alternatives. `in_range` and `range_words`
+read and word a `Range` (the numbers of the case format).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pydantic import BaseModel
 
 from curator.api import Curator
+from curator.evalkinds import Range
 from curator.models import Character, Memory, Turn
+from curator.personality import Drift
 from curator.results import ChangeSet, TurnResult
+
+SIGN_MARGIN = 0.05  # positive: above +0.05; negative: below -0.05
+NEUTRAL_BAND = 0.15  # neutral: within ±0.15
 
 
 @dataclass
 class Snapshot:
-    """What the runner read at one point: (sentiment, bond) per (owner, other), and memory
-    strengths and recall counts by memory id."""
+    """What the runner read at one point: (sentiment, bond) and (trust, rapport) per (owner,
+    other), memory strengths and recall counts by memory id, and the attributes of each
+    character an evolution cycle has moved (one never moved reads as the configured start)."""
 
     feelings: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
     strengths: dict[str, float] = field(default_factory=dict)
     recall_counts: dict[str, int] = field(default_factory=dict)
+    trust: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    attributes: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -39,6 +50,8 @@ class RunState:
     results: dict[str, TurnResult] = field(default_factory=dict)
     changes: list[tuple[str, ChangeSet]] = field(default_factory=list)  # (point, change set)
     snapshots: dict[str, Snapshot] = field(default_factory=dict)
+    drifts: list[tuple[str, str, Drift]] = field(default_factory=list)  # (point, character, drift)
+    cycles: list[str] = field(default_factory=list)  # the points an evolution cycle ran at
     order: list[str] = field(default_factory=list)  # points reached, in order
     _characters: dict[str, Character] = field(default_factory=dict)
     _memories: dict[str, list[Memory]] = field(default_factory=dict)
@@ -118,3 +131,54 @@ def listed(memories: list[Memory], limit: int = 3) -> str:
     return "; ".join(shown(m) for m in memories[:limit]) + more
 
 
+# -- numbers ---------------------------------------------------------------------------------
+
+
+def range_words(r: Range) -> str:
+    parts: list[str] = []
+    if r.sign:
+        parts.append(r.sign)
+    if r.min is not None and r.min == r.max:
+        parts.append(f"exactly {r.min:g}")
+    else:
+        if r.min is not None:
+            parts.append(f"at least {r.min:g}")
+        if r.max is not None:
+            parts.append(f"at most {r.max:g}")
+    if r.above_at:
+        parts.append(f"higher than after {r.above_at}")
+    if r.below_at:
+        parts.append(f"lower than after {r.below_at}")
+    return ", ".join(parts)
+
+
+def in_range(value: float, r: Range, before: Callable[[str], float | None], *, whole: bool = False
+              ) -> tuple[bool, str]:
+    """Is `value` in range `r`? `before(point)`: the value at an earlier point (None: not there).
+    Returns the verdict and the value in words (`whole`: a count, shown without decimals)."""
+    def text(number: float) -> str:
+        return f"{number:.0f}" if whole else f"{number:+.3f}"
+
+    ok = True
+    notes: list[str] = []
+    if r.sign == "positive":
+        ok &= value > SIGN_MARGIN
+    elif r.sign == "negative":
+        ok &= value < -SIGN_MARGIN
+    elif r.sign == "neutral":
+        ok &= abs(value) <= NEUTRAL_BAND
+    if r.min is not None:
+        ok &= value >= r.min - 1e-9
+    if r.max is not None:
+        ok &= value <= r.max + 1e-9
+    for point, higher in ((r.above_at, True), (r.below_at, False)):
+        if point is None:
+            continue
+        then = before(point)
+        if then is None:
+            ok = False
+            notes.append(f"none after {point}")
+            continue
+        notes.append(f"{text(then)} after {point}")
+        ok &= value > then + 1e-9 if higher else value < then - 1e-9
+    return ok, text(value) + (f" ({', '.join(notes)})" if notes else "")

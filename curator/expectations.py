@@ -25,18 +25,25 @@ from curator.evalkinds import (
     MemoryTier,
     NoMemoryFormed,
     ObserverRemembers,
-    Range,
     ReinforcedNotDuplicated,
     RelationshipCheck,
     SummaryMentions,
     SummaryOmits,
     TierCounts,
 )
-from curator.evalstate import CheckResult, RunState, hits, listed, matches, said, shown
+from curator.evalstate import (
+    CheckResult,
+    RunState,
+    hits,
+    in_range,
+    listed,
+    matches,
+    range_words,
+    said,
+    shown,
+)
+from curator.expectations_evolution import EVOLUTION_CHECKERS
 from curator.models import Memory
-
-SIGN_MARGIN = 0.05  # positive: above +0.05; negative: below -0.05
-NEUTRAL_BAND = 0.15  # neutral: within ±0.15
 
 Verdict = tuple[str, bool, str]  # what was expected (in words), passed, what was found
 
@@ -126,59 +133,9 @@ def _tier(check: MemoryTier, state: RunState) -> Verdict:
     return expected, False, f"found it in {where}: {listed(found)}"
 
 
-def _range_words(r: Range) -> str:
-    parts: list[str] = []
-    if r.sign:
-        parts.append(r.sign)
-    if r.min is not None and r.min == r.max:
-        parts.append(f"exactly {r.min:g}")
-    else:
-        if r.min is not None:
-            parts.append(f"at least {r.min:g}")
-        if r.max is not None:
-            parts.append(f"at most {r.max:g}")
-    if r.above_at:
-        parts.append(f"higher than after {r.above_at}")
-    if r.below_at:
-        parts.append(f"lower than after {r.below_at}")
-    return ", ".join(parts)
-
-
-def _in_range(value: float, r: Range, before: Callable[[str], float | None], *, whole: bool = False
-              ) -> tuple[bool, str]:
-    """Is `value` in range `r`? `before(point)`: the value at an earlier point (None: not there).
-    Returns the verdict and the value in words (`whole`: a count, shown without decimals)."""
-    def text(number: float) -> str:
-        return f"{number:.0f}" if whole else f"{number:+.3f}"
-
-    ok = True
-    notes: list[str] = []
-    if r.sign == "positive":
-        ok &= value > SIGN_MARGIN
-    elif r.sign == "negative":
-        ok &= value < -SIGN_MARGIN
-    elif r.sign == "neutral":
-        ok &= abs(value) <= NEUTRAL_BAND
-    if r.min is not None:
-        ok &= value >= r.min - 1e-9
-    if r.max is not None:
-        ok &= value <= r.max + 1e-9
-    for point, higher in ((r.above_at, True), (r.below_at, False)):
-        if point is None:
-            continue
-        then = before(point)
-        if then is None:
-            ok = False
-            notes.append(f"none after {point}")
-            continue
-        notes.append(f"{text(then)} after {point}")
-        ok &= value > then + 1e-9 if higher else value < then - 1e-9
-    return ok, text(value) + (f" ({', '.join(notes)})" if notes else "")
-
-
 def _strength(check: MemoryStrength, state: RunState) -> Verdict:
-    wants = [f"strength {_range_words(check.strength)}" if check.strength else "",
-             f"recall count {_range_words(check.recall_count)}" if check.recall_count else ""]
+    wants = [f"strength {range_words(check.strength)}" if check.strength else "",
+             f"recall count {range_words(check.recall_count)}" if check.recall_count else ""]
     expected = _memory_words(check) + " with " + " and ".join(w for w in wants if w)
     found = [m for m in _candidates(check, state, check.owner, None) if matches(m.content, check.words)]
     if not found:
@@ -187,11 +144,11 @@ def _strength(check: MemoryStrength, state: RunState) -> Verdict:
     for memory in found:
         ok, parts = True, []
         if check.strength is not None:
-            good, text = _in_range(memory.strength, check.strength, _earlier(state, "strength", memory.id))
+            good, text = in_range(memory.strength, check.strength, _earlier(state, "strength", memory.id))
             ok &= good
             parts.append(f"strength {text}")
         if check.recall_count is not None:
-            good, text = _in_range(float(memory.recall_count), check.recall_count,
+            good, text = in_range(float(memory.recall_count), check.recall_count,
                                    _earlier(state, "recall_count", memory.id), whole=True)
             ok &= good
             parts.append(f"recall count {text}")
@@ -234,14 +191,14 @@ def _counts(check: TierCounts, state: RunState) -> Verdict:
     wanted = {t: r for t, r in (("recent", check.recent), ("core", check.core), ("archived", check.archived))
               if r is not None}
     expected = f"{check.owner}'s memories{_about(check.subject)} to number " + ", ".join(
-        f"{_range_words(r)} {t}" for t, r in wanted.items())
-    ok = all(_in_range(float(counts[t]), r, _nothing, whole=True)[0] for t, r in wanted.items())
+        f"{range_words(r)} {t}" for t, r in wanted.items())
+    ok = all(in_range(float(counts[t]), r, _nothing, whole=True)[0] for t, r in wanted.items())
     return expected, ok, "found " + ", ".join(f"{counts[t]} {t}" for t in ("recent", "core", "archived"))
 
 
 def _relationship(check: RelationshipCheck, state: RunState) -> Verdict:
-    parts = [f"sentiment {_range_words(check.sentiment)}" if check.sentiment else "",
-             f"bond {_range_words(check.bond)}" if check.bond else ""]
+    parts = [f"sentiment {range_words(check.sentiment)}" if check.sentiment else "",
+             f"bond {range_words(check.bond)}" if check.bond else ""]
     expected = f"{check.owner}'s feelings toward {check.other}: " + " and ".join(p for p in parts if p)
     rel = state.character(check.owner).relationships.get(check.other)
     if rel is None:
@@ -252,7 +209,7 @@ def _relationship(check: RelationshipCheck, state: RunState) -> Verdict:
                                  ("bond", rel.overall_bond, check.bond, 1)):
         if r is None:
             continue
-        good, text = _in_range(value, r, _feeling(state, key, pick))
+        good, text = in_range(value, r, _feeling(state, key, pick))
         ok &= good
         found.append(f"{name} {text}")
     return expected, ok, "found " + ", ".join(found)
@@ -379,5 +336,5 @@ _CHECKERS: dict[type, Callable[..., Verdict]] = {
     TierCounts: _counts, RelationshipCheck: _relationship, SummaryMentions: _summary,
     SummaryOmits: _summary, FadeReviewCheck: _fade_review, NoMemoryFormed: _nothing_formed,
     ReinforcedNotDuplicated: _reinforced, ObserverRemembers: _observer, ContextIncludes: _context,
-    ContextOmits: _context,
+    ContextOmits: _context, **EVOLUTION_CHECKERS,
 }

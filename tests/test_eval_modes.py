@@ -143,8 +143,14 @@ def test_the_report_is_one_page_with_its_plots_and_the_json(fallback_run: RunRep
         assert case.name in html and case.about in html
     failed = [c for case in fallback_run.cases for c in case.checks if not c.passed]
     assert failed and all(c.reason.split("'")[0] in html for c in failed)
-    # feelings, tiers, strengths, deciders for each case; formation_threshold has no feelings
-    assert html.count("<svg") == 4 + 4 + 3
+    # feelings, tiers, strengths, deciders; attributes only after evolve actions
+    expected = 0
+    for case in fallback_run.cases:
+        s = case.series
+        assert s is not None
+        expected += sum([any(v is not None for r in s.relationships for v in r.sentiment), bool(s.tiers),
+                         any(len(m.times) > 1 for m in s.memories), bool(s.steps), bool(s.attributes)])
+    assert expected >= 11 and html.count("<svg") == expected
     assert "<script" not in html and 'src="http' not in html and 'href="http' not in html
 
 

@@ -195,12 +195,17 @@ def _drift_reason(trait: str, current: PersonalitySnapshot, previous: Personalit
     for name in TRAIT_SOURCES.get(trait, ()):
         moved = [c for c in changes if c.attribute == name and c.other is None]
         before, after = previous.attributes.get(name), current.attributes.get(name)
-        if not moved or before is None or after is None or round(after - before, 3) == 0:
+        if before is None and after is not None and moved:  # first moved since: back out its steps
+            before = after - sum(c.delta for c in moved)
+        if not moved or before is None or after is None or after == before:
             continue
         top = sorted(moved, key=lambda c: -abs(c.delta))[:2]
-        chief = ", ".join(c.reason.split(": ", 1)[-1] for c in top)
-        parts.append(f"{name} {before:.2f} → {after:.2f} ({after - before:+.2f} over {len(moved)} "
-                     f"memor{'y' if len(moved) == 1 else 'ies'}, most of all {chief})")
+        chief = ", ".join(dict.fromkeys(c.reason.split(": ", 1)[-1] for c in top))  # a memory once
+        # A small step can be the one that crosses a rule's threshold (independence 0.700 →
+        # 0.704 makes a character "independent"): show it, with the digits that tell.
+        digits = 2 if abs(after - before) >= 0.01 else 3
+        parts.append(f"{name} {before:.{digits}f} → {after:.{digits}f} ({after - before:+.{digits}f} over "
+                     f"{len(moved)} memor{'y' if len(moved) == 1 else 'ies'}, most of all {chief})")
     if trait == "social_orientation":
         for label, old, new in (("average trust", previous.avg_trust, current.avg_trust),
                                 ("average rapport", previous.avg_rapport, current.avg_rapport)):

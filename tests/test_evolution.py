@@ -191,6 +191,19 @@ def test_drift_names_the_attribute_changes_and_their_memories() -> None:
     assert "curiosity" not in risk.reason
 
 
+def test_drift_names_an_attribute_first_moved_since_the_last_snapshot() -> None:
+    # Independence had never moved (no value in the old snapshot); its small step is what
+    # crossed 0.7 and made Bear independent, so the reason must name it.
+    changes = [AttributeChange(character="bear", attribute="independence", delta=0.004, value_after=0.704,
+                               memory_id="m1", reason="independence +0.004: 'I went alone' (triumph)",
+                               world_time="2025-01-08T00:00:00Z")]
+    new = snapshot(social_orientation="independent", attributes={"caution": 0.55, "independence": 0.704})
+    [drift] = detect_drift(new, snapshot(), changes)
+    assert drift.trait == "social_orientation"
+    assert drift.reason.startswith("independence 0.700 → 0.704 (+0.004 over 1 memory, most of all "
+                                   "'I went alone' (triumph))")
+
+
 def identity(**changes: Any) -> IdentityInput:
     rescue = MemoryView(id="m9", subject="wolf", kind="kindness", content="Wolf pulled me out of the trap.",
                         emotional_impact="grateful", valence=0.9, importance=1.0, strength=1.0,

@@ -22,22 +22,28 @@ if TYPE_CHECKING:  # the runner is imported when a run starts, not for `curator 
 CASES_DIR = Path("evals") / "cases"
 
 
-def default_cases() -> Path:
-    """evals/cases/ under the working directory, else in the checkout curator runs from."""
+def _in_checkout(relative: Path) -> Path | None:
+    """`relative` under the working directory, else in the checkout curator runs from."""
     for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
-        if (base / CASES_DIR).is_dir():
-            return base / CASES_DIR
-    raise click.UsageError("no CASES given and no evals/cases/ here: name case files or directories")
+        if (base / relative).is_dir():
+            return base / relative
+    return None
+
+
+def default_cases() -> Path:
+    """evals/cases/, found by `_in_checkout`."""
+    found = _in_checkout(CASES_DIR)
+    if found is None:
+        raise click.UsageError("no CASES given and no evals/cases/ here: name case files or directories")
+    return found
 
 
 def default_fixtures() -> Path:
-    """The shipped fixture set (evals/fixtures/smollm2/), found like the cases."""
+    """The shipped fixture set (evals/fixtures/smollm2/), found like the cases; if it is not
+    there, the relative path, so that replay names what it looked for."""
     from curator.evalmodes import DEFAULT_FIXTURES
 
-    for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
-        if (base / DEFAULT_FIXTURES).is_dir():
-            return base / DEFAULT_FIXTURES
-    return DEFAULT_FIXTURES
+    return _in_checkout(DEFAULT_FIXTURES) or DEFAULT_FIXTURES
 
 
 def _case_line(result: CaseResult) -> str:

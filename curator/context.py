@@ -152,7 +152,7 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
     if row["immediate_context"] and "immediate" in on:
         add("immediate", owner, row["immediate_context"] + "\n", _BASE["immediate"], "immediate context",
             {"text": row["immediate_context"]})
-    known = world.related(owner, present) if "present" in on else set()
+    known = world.relationships_among(owner, present) if "present" in on else set()
     for i, other in enumerate(present if "present" in on else []):
         rel = world.relationship(owner, other, with_memories=False) if other in known else None
         fields = {"name": display_name(other), "met": rel is not None}

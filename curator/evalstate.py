@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -150,6 +151,26 @@ def range_words(r: Range) -> str:
     if r.below_at:
         parts.append(f"lower than after {r.below_at}")
     return ", ".join(parts)
+
+
+def pair_in_range(state: RunState, key: tuple[str, str], kind: Literal["feelings", "trust"],
+                  rows: list[tuple[str, float, Range | None]]) -> tuple[bool, list[str]]:
+    """Check a relationship's two values (sentiment and bond, or trust and rapport: `rows` in
+    that order, a None range skipped) against their ranges, an earlier point's value read
+    from the snapshots' `kind`. Returns the verdict and each checked value in words."""
+    ok, found = True, []
+    for pick, (name, value, r) in enumerate(rows):
+        if r is None:
+            continue
+
+        def before(point: str, pick: int = pick) -> float | None:
+            pairs = getattr(state.snapshots.get(point), kind, None)
+            return pairs[key][pick] if pairs is not None and key in pairs else None
+
+        good, text = in_range(value, r, before)
+        ok &= good
+        found.append(f"{name} {text}")
+    return ok, found
 
 
 def in_range(value: float, r: Range, before: Callable[[str], float | None], *, whole: bool = False

@@ -38,6 +38,7 @@ from curator.evalstate import (
     in_range,
     listed,
     matches,
+    pair_in_range,
     range_words,
     said,
     shown,
@@ -170,16 +171,6 @@ def _earlier(state: RunState, what: str, key: str) -> Callable[[str], float | No
     return at
 
 
-def _feeling(state: RunState, key: tuple[str, str], which: int) -> Callable[[str], float | None]:
-    """The sentiment (0) or bond (1) of a relationship at an earlier point."""
-    def at(point: str) -> float | None:
-        snapshot = state.snapshots.get(point)
-        if snapshot is None or key not in snapshot.feelings:
-            return None
-        return snapshot.feelings[key][which]
-    return at
-
-
 def _nothing(point: str) -> float | None:
     return None
 
@@ -203,15 +194,9 @@ def _relationship(check: RelationshipCheck, state: RunState) -> Verdict:
     rel = state.character(check.owner).relationships.get(check.other)
     if rel is None:
         return expected, False, f"{check.owner} has no relationship with {check.other}"
-    ok, found = True, []
-    key = (check.owner, check.other)
-    for name, value, r, pick in (("sentiment", rel.current_sentiment, check.sentiment, 0),
-                                 ("bond", rel.overall_bond, check.bond, 1)):
-        if r is None:
-            continue
-        good, text = in_range(value, r, _feeling(state, key, pick))
-        ok &= good
-        found.append(f"{name} {text}")
+    ok, found = pair_in_range(state, (check.owner, check.other), "feelings",
+                              [("sentiment", rel.current_sentiment, check.sentiment),
+                               ("bond", rel.overall_bond, check.bond)])
     return expected, ok, "found " + ", ".join(found)
 
 

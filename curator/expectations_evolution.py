@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from curator.evalkinds import AttributeCheck, DriftCheck, PersonalityCheck, TrustCheck
-from curator.evalstate import RunState, in_range, range_words
+from curator.evalstate import RunState, in_range, pair_in_range, range_words
 from curator.evolution import changes_after
 
 Verdict = tuple[str, bool, str]
@@ -84,22 +84,8 @@ def _trust(check: TrustCheck, state: RunState) -> Verdict:
     rel = state.character(check.owner).relationships.get(check.other)
     if rel is None:
         return expected, False, f"{check.owner} has no relationship with {check.other}"
-    key = (check.owner, check.other)
-    ok, found = True, []
-    for name, value, r, pick in (("trust", rel.trust, check.trust, 0),
-                                 ("rapport", rel.rapport, check.rapport, 1)):
-        if r is None:
-            continue
-
-        def before(point: str, pick: int = pick) -> float | None:
-            snapshot = state.snapshots.get(point)
-            if snapshot is None or key not in snapshot.trust:
-                return None
-            return snapshot.trust[key][pick]
-
-        good, text = in_range(value, r, before)
-        ok &= good
-        found.append(f"{name} {text}")
+    ok, found = pair_in_range(state, (check.owner, check.other), "trust",
+                              [("trust", rel.trust, check.trust), ("rapport", rel.rapport, check.rapport)])
     cycles = "" if state.cycles else " (no evolution cycle has run)"
     return expected, ok, "found " + ", ".join(found) + cycles
 

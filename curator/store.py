@@ -263,7 +263,7 @@ class World:
             rel.core_memories = self.memories(owner, other, Tier.CORE)
         return rel
 
-    def related(self, owner: str, others: list[str]) -> set[str]:
+    def relationships_among(self, owner: str, others: list[str]) -> set[str]:
         """Which of `others` the owner has a relationship with."""
         marks = ", ".join("?" * len(others))
         return {r[0] for r in self.conn.execute(

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from curator.blocks import Blocks, blocks_document
 from curator.calls import CallRecord, log_calls, read_calls
 from curator.config import AppraisalConfig, CuratorConfig
-from curator.context import MemoryContext, fit, gather, sections
+from curator.context import MOOD_LOOKBACK, MemoryContext, fit, gather, sections
 from curator.errors import (
     ConflictingTurn,
     CuratorError,
@@ -43,6 +43,8 @@ from curator.evolution_cycle import evolve_world, latest_snapshot
 from curator.evolution_report import EvolutionReport
 from curator.exporting import character_document, import_document, world_document
 from curator.fading import faded_strength
+from curator.goals import Goals
+from curator.index import latest_seqs, memories_by_seq
 from curator.llm import ModelGateway, ModelSettings
 from curator.models import (
     MAX_REALITY,
@@ -56,10 +58,12 @@ from curator.models import (
     normalize_character_id,
     to_utc,
 )
+from curator.mood import Mood, mood_of
 from curator.network import network_of
 from curator.passages import Passages, passages_document
 from curator.personality import PersonalitySnapshot
 from curator.pipeline import Curation
+from curator.practice import Ability, abilities
 from curator.query import name_candidates, read_query
 from curator.recall import Recalled, rank, refresh_recalled
 from curator.results import ChangeSet, TurnResult
@@ -385,9 +389,10 @@ class Curator:
         Scores memories against `situation` (with `with_` the characters present), renders
         prompts/context.j2 and marks what it used as recalled (strength +0.15, recall count +1,
         last recalled = the world clock), in one transaction. `peek=True` changes nothing.
-        `layers` names the parts to include (default all): persona, identity (the latest
-        evolution snapshot's narrative and attributes in words), blocks, immediate, present,
-        core, memories, short_term, passages."""
+        `layers` names the parts to include (default all), in seed 000's order: persona,
+        identity (the latest evolution snapshot's narrative and attributes in words), abilities
+        (what it has practised and how it went), blocks, state (its mood), immediate, present
+        (with feelings, trust and summaries), core, memories, passages, short_term, goals."""
         owner = self._known(character)
         on = sections(layers)
         recall = self.config.recall
@@ -442,6 +447,26 @@ class Curator:
     def blocks(self) -> Blocks:
         """Core memory blocks, own and shared (seed 002): `curator.blocks.create("bear", ...)`."""
         return Blocks(self.world)
+
+    @cached_property
+    def goals(self) -> Goals:
+        """What each character is working toward (seed 000's goals layer): the game sets them and
+        their progress, `curator.goals.set("bear", "honey", "Find honey before winter")`."""
+        return Goals(self.world)
+
+    def abilities(self, character: str, *, habits: bool = False) -> list[Ability]:
+        """What the character has tried, by skill, the most telling record first (practice.py);
+        `habits=True` also lists verbs that have never gone wrong."""
+        return abilities(self.world, self._known(character), habits=habits)
+
+    def mood(self, character: str) -> Mood | None:
+        """How the character feels now, from its memories of the last `recall.mood_hours` of game
+        time (None when nothing happened to it in that window, or before the first turn)."""
+        owner, now = self._known(character), self.world.clock()
+        if now is None:
+            return None
+        newest = memories_by_seq(self.world, latest_seqs(self.world, owner, MOOD_LOOKBACK))
+        return mood_of(list(newest.values()), now, self.config.recall.mood_hours)
 
     @cached_property
     def passages(self) -> Passages:

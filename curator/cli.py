@@ -542,3 +542,9 @@ from curator.cli_evolve import evolution_group, evolve_command  # noqa: E402
 
 for _command in (evolve_command, evolution_group):
     cli.add_command(_command)
+
+# Goals and practice (`goal …`, `abilities`) live in cli_goals.py.
+from curator.cli_goals import abilities_command, goal  # noqa: E402
+
+for _command in (goal, abilities_command):
+    cli.add_command(_command)

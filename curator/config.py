@@ -68,6 +68,12 @@ class RecallConfig(BaseModel):
     scene_per_tier: int = Field(default=10, ge=0, le=100,
                                 description="newest recent and core memories of the self and of each "
                                             "character present that are always candidates")
+    mood_hours: float = Field(default=12.0, ge=0.0, le=24 * 30,
+                              description="the mood reads the memories of this much game time (0: off)")
+    max_goals: int = Field(default=3, ge=0, le=50, description="active goals in the context, at most")
+    max_abilities: int = Field(default=4, ge=0, le=50, description="skills in the context, at most")
+    min_attempts: int = Field(default=2, ge=1, le=1_000,
+                              description="tries before a skill is shown in the context")
     encoding: str = Field(default="cl100k_base", description="tiktoken encoding for budgets")
     default_max_tokens: int = Field(default=1_000, ge=50, le=1_000_000)
 

@@ -21,34 +21,42 @@ from curator.blocks import Blocks
 from curator.config import RecallConfig
 from curator.errors import InvalidInput
 from curator.evolution_cycle import latest_snapshot
+from curator.goals import Goals
 from curator.index import latest_seqs, memories_by_seq, scene_seqs
 from curator.models import Memory, Tier, display_name
+from curator.mood import mood_of
 from curator.narration import feeling_words
 from curator.passages import Passages
 from curator.personality import attribute_words
+from curator.practice import abilities
 from curator.query import name_candidates, read_query
 from curator.recall import Recalled, rank
 from curator.store import World
 from curator.tokens import count_tokens
 
-Section = Literal["persona", "identity", "block", "immediate", "present", "core", "memory", "passage",
-                  "short_term"]
-_ORDER: list[Section] = ["persona", "identity", "block", "immediate", "present", "core", "memory", "passage",
-                         "short_term"]
+Section = Literal["persona", "identity", "ability", "block", "state", "immediate", "present", "core",
+                  "memory", "passage", "short_term", "goal"]
+# Seed 000's assembly order: role, identity, abilities, (blocks), current state, memories and
+# the relationships of those present, goals last.
+_ORDER: list[Section] = ["persona", "identity", "ability", "block", "state", "immediate", "present", "core",
+                         "memory", "passage", "short_term", "goal"]
 # The layers a game can switch on and off (`Curator.context(layers=...)`), by the section each fills.
 LAYERS: dict[str, Section] = {
-    "persona": "persona", "identity": "identity", "blocks": "block", "immediate": "immediate",
-    "present": "present", "core": "core", "memories": "memory", "short_term": "short_term",
-    "passages": "passage"}
+    "persona": "persona", "identity": "identity", "abilities": "ability", "blocks": "block",
+    "state": "state", "immediate": "immediate", "present": "present", "core": "core", "memories": "memory",
+    "short_term": "short_term", "passages": "passage", "goals": "goal"}
 _HEADERS: dict[Section, str] = {
-    "identity": "\n## Who you are now\n",
+    "identity": "\n## Who you are now\n", "ability": "\n## What you have practised\n",
+    "state": "\n## How you feel\n", "goal": "\n## What you are working toward\n",
     "immediate": "\n## Right now\n", "present": "\n## Who is here\n",
     "core": "\n## What defines you (core memories)\n",
     "memory": "\n## What comes to mind (✓ good, ✗ bad, · neutral; vivid, clear or faint)\n",
     "passage": "\n## From your archive\n", "short_term": "\n## Lately\n"}
+MOOD_LOOKBACK = 12  # newest memories the mood reads (those of the last `mood_hours` among them)
 # Values decide what is dropped first when the budget is short: lowest first.
-_BASE: dict[Section, float] = {"persona": 1000, "identity": 950, "block": 900, "immediate": 800,
-                               "present": 700, "core": 500, "short_term": 300, "memory": 100, "passage": 90}
+_BASE: dict[Section, float] = {"persona": 1000, "identity": 950, "block": 900, "goal": 850, "immediate": 800,
+                               "state": 750, "present": 700, "ability": 600, "core": 500, "short_term": 300,
+                               "memory": 100, "passage": 90}
 
 
 class ContextItem(BaseModel):
@@ -145,6 +153,17 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                             if w not in snapshot.identity_summary]}
         add("identity", owner, line("identity_section", fields), _BASE["identity"],
             f"identity as of {snapshot.world_time}", fields)
+    for i, ability in enumerate(abilities(world, owner, limit=config.max_abilities,
+                                          min_attempts=config.min_attempts) if "ability" in on else []):
+        fields = {"skill": ability.skill, "attempts": ability.attempts, "good": ability.went_as_meant,
+                  "bad": ability.went_wrong, "verdict": ability.verdict}
+        add("ability", ability.skill, line("ability_line", fields), _BASE["ability"] - i,
+            f"practised {ability.attempts} times", fields)
+    goals = Goals(world).list(owner)[:config.max_goals] if "goal" in on else []
+    for i, goal in enumerate(goals):
+        fields = {"description": goal.description, "progress": f"{goal.progress:.0%}"}
+        add("goal", goal.label, line("goal_line", fields), _BASE["goal"] - i,
+            f"active goal, priority {goal.priority}", fields)
     for i, block in enumerate(Blocks(world).list(owner) if "block" in on else []):
         fields = {"label": block.label, "content": block.content}
         add("block", block.label, line("block_section", fields), _BASE["block"] - i,
@@ -167,6 +186,16 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                               rapport=f"{rel.rapport:.0%}")
         add("present", other, line("present_section", fields), _BASE["present"] - i,
             "present" if rel is not None else "present, never met", fields)
+    # The newest memories feed both the mood and the short-term window: read them once.
+    newest: dict[int, Memory] = {}
+    lookback = max(config.short_term_limit if "short_term" in on else 0,
+                   MOOD_LOOKBACK if "state" in on and config.mood_hours else 0)
+    if now is not None and lookback:
+        newest = memories_by_seq(world, latest_seqs(world, owner, lookback))
+    if "state" in on and now is not None and (mood := mood_of(list(newest.values()), now, config.mood_hours)):
+        fields = {"text": mood.sentence()}
+        add("state", owner, line("state_section", fields), _BASE["state"], f"mood {mood.valence:+.2f}",
+            fields)
     read = read_query(situation, world.characters_among(name_candidates(situation)))
     if not on & {"core", "memory", "short_term"}:
         return _passages(world, owner, situation, read.terms, on, items, add, line), memories
@@ -175,11 +204,10 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
     for seq in latest_seqs(world, owner, config.max_memories):  # recency counts without a match
         extra.setdefault(seq, "newest")
     window: dict[int, Memory] = {}
-    if now is not None and config.short_term_limit:
-        latest = latest_seqs(world, owner, config.short_term_limit)
-        for seq, memory in memories_by_seq(world, latest).items():
-            if (now - memory.created_at).total_seconds() <= config.short_term_minutes * 60:
-                window[seq] = memory
+    if now is not None and "short_term" in on:
+        for seq in sorted(newest, reverse=True)[:config.short_term_limit]:
+            if (now - newest[seq].created_at).total_seconds() <= config.short_term_minutes * 60:
+                window[seq] = newest[seq]
     ranked = rank(world, owner, read, config=config, weights=config.weights, present=present, now=now,
                   limit=config.max_memories, extra=extra, depth=config.max_memories,
                   exclude=frozenset(window), core_beyond_limit=True)
@@ -235,9 +263,11 @@ def render(name: str, chosen: list[ContextItem]) -> str:
     by: dict[str, list[dict[str, Any]]] = {s: [i.fields for i in chosen if i.section == s] for s in _ORDER}
     persona = by["persona"][0]["text"] if by["persona"] else ""
     identity = by["identity"][0] if by["identity"] else None
+    state = by["state"][0]["text"] if by["state"] else ""
     immediate = by["immediate"][0]["text"] if by["immediate"] else ""
     return prompts.environment().get_template("context.j2").render(
-        name=name, persona=persona, identity=identity, blocks=by["block"], immediate=immediate,
+        name=name, persona=persona, identity=identity, abilities=by["ability"], blocks=by["block"],
+        state=state, immediate=immediate, goals=by["goal"],
         present=by["present"],
         core=by["core"], memories=by["memory"], short_term=list(reversed(by["short_term"])),
         passages=by["passage"]).strip() + "\n"

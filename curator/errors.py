@@ -117,3 +117,12 @@ class UnknownPassage(CuratorError):
     def __init__(self, owner: str, passage_id: int):
         self.owner, self.passage_id = owner, passage_id
         super().__init__(f"{owner} has no passage {passage_id}")
+
+
+class UnknownGoal(CuratorError):
+    """A command named a goal the character does not have."""
+
+    def __init__(self, character: str, label: str, *, known: list[str] | None = None):
+        self.character, self.label = character, label
+        hint = f" (its goals: {', '.join(known)})" if known else " (it has no goals)"
+        super().__init__(f"{character} has no goal {label!r}{hint}; create it with a description")

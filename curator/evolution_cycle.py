@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from curator import evolution, personality
 from curator.config import CuratorConfig
 from curator.evolution_report import CharacterEvolution, EvolutionReport, latest_report, render_report
+from curator.goals import review_goals
 from curator.inputs import IdentityInput, MemoryView, TrustView
 from curator.models import iso
 from curator.personality import DefiningMemory, PersonalitySnapshot
@@ -70,7 +71,7 @@ def evolve_world(world: World, config: CuratorConfig, decider: Decider, now: dat
     if pending:
         raise Pending(pending)
     forgotten = curation.changes.forgotten
-    if not forgotten and all(not c.changed for c in evolved):
+    if not forgotten and all(not c.changed and not any(g.moved for g in c.goals) for c in evolved):
         stored = latest_report(world)
         if stored is not None:
             return stored.model_copy(update={"characters": evolved, "unchanged": True})
@@ -113,9 +114,11 @@ def evolve_character(world: World, config: CuratorConfig, decider: Decider, char
         failures=failures, lessons=lessons, through_change=last_change)
     active = [m for m in memories if m.is_active]
     vivid = sum(1 for m in active if m.tier.value == "core" or m.strength > config.evolution.vivid_above)
+    last_cycle = datetime.fromisoformat(previous.world_time) if previous is not None else None
+    goals = review_goals(world, character, last_cycle, memories)
     if previous is not None and not state.changes and _same(previous, snapshot):
         return CharacterEvolution(character=character, snapshot=previous, changed=False,
-                                  active=len(active), vivid=vivid, relations=relations)
+                                  active=len(active), vivid=vivid, relations=relations, goals=goals)
     since = previous.through_change if previous is not None else 0
     changes = evolution.changes_after(world, character, since)
     drift = personality.detect_drift(snapshot, previous, changes)
@@ -129,7 +132,7 @@ def evolve_character(world: World, config: CuratorConfig, decider: Decider, char
     snapshot.id = save_snapshot(world, snapshot)
     return CharacterEvolution(character=character, snapshot=snapshot, previous=previous, drift=drift,
                               changes=changes, active=len(active), vivid=vivid, relations=relations,
-                              step=record)
+                              goals=goals, step=record)
 
 
 def _same(previous: PersonalitySnapshot, current: PersonalitySnapshot) -> bool:

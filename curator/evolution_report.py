@@ -2,14 +2,16 @@
 
 This module owns the `evolution_reports` table and the report's shape. Per character: the
 personality line, the identity narrative, each drift with its reason, the attribute changes
-with the memories that caused them, the active memories (how many vivid) and the defining
-experiences; then trust and rapport between characters.
+with the memories that caused them, the active memories (how many vivid), the defining
+experiences and the goals (progress, how far it moved, the new memories that bear on it);
+then trust and rapport between characters.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from curator.goals import GoalReview, progress_bar
 from curator.inputs import TrustView
 from curator.models import display_name
 from curator.personality import AttributeChange, Drift, PersonalitySnapshot
@@ -32,6 +34,7 @@ class CharacterEvolution(BaseModel):
     active: int = 0
     vivid: int = 0
     relations: list[TrustView] = Field(default_factory=list)
+    goals: list[GoalReview] = Field(default_factory=list)
     step: StepRecord | None = None  # how the identity narrative was written
 
 
@@ -86,19 +89,39 @@ def _character_section(evo: CharacterEvolution) -> list[str]:
             mine = [c for c in own if c.attribute == name]
             start = before.get(name, round(mine[0].value_after - mine[0].delta, 4))
             end = evo.snapshot.attributes.get(name, mine[-1].value_after)
-            lines.append(f"- {name} {start:.2f} → {end:.2f} ({end - start:+.2f}, "
-                         f"{len(mine)} memor{'y' if len(mine) == 1 else 'ies'})")
-            for change in sorted(mine, key=lambda c: -abs(c.delta))[:CHANGES_SHOWN]:
-                lines.append(f"  - {change.reason} [memory {change.memory_id}]")
-            if len(mine) > CHANGES_SHOWN:
-                lines.append(f"  - … and {len(mine) - CHANGES_SHOWN} more")
+            # A memory reinforced several times pushes once per time: one line per memory.
+            by_memory: dict[str, list[AttributeChange]] = {}
+            for change in mine:
+                by_memory.setdefault(change.memory_id, []).append(change)
+            pushes = f", {len(mine)} pushes" if len(mine) > len(by_memory) else ""
+            lines.append(f"- {name} {start:.2f} → {end:.2f} ({end - start:+.2f}, {len(by_memory)} "
+                         f"memor{'y' if len(by_memory) == 1 else 'ies'}{pushes})")
+            ranked = sorted(by_memory.values(), key=lambda cs: -abs(sum(c.delta for c in cs)))
+            for group in ranked[:CHANGES_SHOWN]:
+                total, why = sum(c.delta for c in group), group[0].reason.split(": ", 1)[-1]
+                times = f", {len(group)} times" if len(group) > 1 else ""
+                lines.append(f"  - {name} {total:+.3f}{times}: {why} [memory {group[0].memory_id}]")
+            if len(ranked) > CHANGES_SHOWN:
+                lines.append(f"  - … and {len(ranked) - CHANGES_SHOWN} more memor"
+                             f"{'y' if len(ranked) - CHANGES_SHOWN == 1 else 'ies'}")
         lines.append("")
     lines += [f"**Active memories:** {evo.active} ({evo.vivid} vivid)", ""]
     if snap.defining_memories:
         lines.append("**Defining experiences:**")
         lines += [f"- {m.content}" for m in snap.defining_memories]
         lines.append("")
-    return lines
+    return lines + _goal_lines(evo.goals)
+
+
+def _goal_lines(goals: list[GoalReview]) -> list[str]:
+    lines = []
+    for goal in goals:
+        since = "new" if goal.before is None else f"{goal.progress - goal.before:+.0%}"
+        status = "" if goal.status == "active" else f", {goal.status}"
+        lines.append(f"**Goal:** {goal.description} {progress_bar(goal.progress)} {goal.progress:.0%} "
+                     f"({since}{status})")
+        lines += [f"  - bears on it: {text}" for text in goal.evidence]
+    return [*lines, ""] if lines else []
 
 
 def _relation_moves(report: EvolutionReport, owner: str, other: str) -> str:

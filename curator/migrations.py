@@ -290,6 +290,52 @@ def m007_quiet_fts_triggers(db: Database) -> None:
     end;
     """)
 
+
+@migrations()
+def m008_goals_and_practice(db: Database) -> None:
+    """Seed 000's goals and abilities layers: the goals a game sets for a character (with
+    every change of progress logged) and the tally of what each character has tried and
+    how it went, by skill."""
+    _run_script(db.conn, """
+    create table goals (
+        character text not null references characters(id) on delete cascade,
+        label text not null,
+        description text not null,
+        progress real not null default 0 check (progress between 0 and 1),
+        priority integer not null default 0,
+        active integer not null default 1,
+        set_at text not null,
+        updated_at text not null,
+        done_at text,
+        primary key (character, label)
+    );
+    -- Each change of a goal's progress, so a cycle's report can say how far it moved.
+    create table goal_history (
+        id integer primary key,
+        character text not null references characters(id) on delete cascade,
+        label text not null,
+        progress real not null,
+        note text not null default '',
+        world_time text not null
+    );
+    create index goal_history_goal on goal_history (character, label, id);
+    -- What a character tried, by skill (the game's domain, else the verb of its intent).
+    create table practice (
+        character text not null references characters(id) on delete cascade,
+        skill text not null,
+        attempts integer not null,
+        went_as_meant integer not null,
+        went_wrong integer not null,
+        named integer not null default 0,  -- 1: the game named it (a turn's domain)
+        last_turn text not null,
+        last_at text not null,
+        primary key (character, skill)
+    ) without rowid;
+    """)
+    # The last goal_history row each character's cycles have reviewed (goals.review_goals).
+    db.table("evolution_marks").add_column("through_goal", int, not_null_default=0)
+
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""
     pending = ""

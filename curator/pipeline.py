@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from curator import appraisal, fallback, network, steps
+from curator import appraisal, fallback, network, practice, steps
 from curator.appraisal import AppraiseInput, MemoryAppraisal, lens_views, lens_weights
 from curator.config import CuratorConfig
 from curator.decisions import MemoryDraft
@@ -125,6 +125,8 @@ class Curation:
         self.changes.steps.append(record)
 
         self.world.set_character(perceiver, immediate_context=interpretation.immediate_context)
+        if role == "actor":
+            practice.record(self.world, turn, interpretation.gap)
         for note in interpretation.relationship_contexts:
             rel = threads[note.about].rel
             if rel is not None:

@@ -225,6 +225,10 @@ class World:
             "attributes": "delete from attributes where character = ?1",
             "personality_snapshots": "delete from personality_snapshots where character = ?1",
             "evolution_marks": "delete from evolution_marks where character = ?1",
+            # goals and practice (m008)
+            "goal_history": "delete from goal_history where character = ?1",
+            "goals": "delete from goals where character = ?1",
+            "practice": "delete from practice where character = ?1",
             # blocks and passages cascade from characters; deleting them here says so and
             # does not depend on the foreign_keys pragma.
             "block_links": "delete from block_links where character = ?1 "

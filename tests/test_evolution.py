@@ -378,7 +378,7 @@ def test_layers_switch_parts_of_the_context(evolved: tuple[Curator, dict[int, An
     assert {i.section for i in only.items} == {"identity", "present"}
     assert "## Who you are now" not in without.text and "### Fox" in without.text
     with pytest.raises(InvalidInput, match="unknown layer"):
-        world.context("bear", layers={"goals"})
+        world.context("bear", layers={"voice"})
 
 
 # -- the model writes the narrative ------------------------------------------------------------

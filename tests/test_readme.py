@@ -93,3 +93,18 @@ def test_evolution_example_runs_after_play(tmp_path: Path, monkeypatch: pytest.M
     risk, social = printed[1].split()
     assert risk in ("conservative", "balanced", "bold") and social
     assert printed[2:] == ["True", "True", "True"]
+
+
+def test_goals_example_prints_what_its_comments_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from curator import Curator
+
+    block = python_example("world.goals.set(")
+    monkeypatch.chdir(tmp_path)
+    with Curator("curator.db") as world:  # what `curator play fixtures/…` leaves behind
+        for line in TRANSCRIPT.read_text().splitlines():
+            world.observe(line)
+    exec(compile(block, "README.md", "exec"), {})
+    shown = [line.rsplit("  # ", 1)[1].split(":")[0].strip() for line in block.splitlines()
+             if "print(" in line]
+    assert capsys.readouterr().out.splitlines() == shown

@@ -82,9 +82,23 @@ class EvolveAction(_Act):
     world_time: datetime | None = None
 
 
+class GoalAction(_Act):
+    """Set or move a goal the way a game does (`Goals.set`): a description creates it."""
+
+    character: CharacterId
+    label: str
+    description: str | None = None
+    progress: float | None = Field(default=None, ge=0.0, le=1.0)
+    priority: int | None = None
+    note: str = ""
+
+
+_ACTIONS = ("fade", "end_episode", "context", "persona", "block", "evolve", "goal")
+
+
 class Action(_Act):
     """One thing done to the world at a point (`start`, a turn id, or `end`), before the
-    checks of that point: exactly one of fade, end_episode, context, persona, block, evolve."""
+    checks of that point: exactly one of fade, end_episode, context, persona, block, evolve, goal."""
 
     after: str
     fade: FadeAction | None = None
@@ -93,13 +107,13 @@ class Action(_Act):
     persona: PersonaAction | None = None
     block: BlockAction | None = None
     evolve: EvolveAction | None = None
+    goal: GoalAction | None = None
 
     @model_validator(mode="after")
     def _one(self) -> Action:
-        given = [n for n in ("fade", "end_episode", "context", "persona", "block", "evolve")
-                 if getattr(self, n) is not None]
+        given = [n for n in _ACTIONS if getattr(self, n) is not None]
         if len(given) != 1:
-            raise ValueError("an action is exactly one of fade, end_episode, context, persona, block, evolve"
+            raise ValueError(f"an action is exactly one of {', '.join(_ACTIONS)}"
                              + (f" (got {', '.join(given)})" if given else ""))
         return self
 

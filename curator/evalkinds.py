@@ -18,7 +18,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 from curator.models import CharacterId, MemoryKind, Tier
 
 SELF = "self"  # `subject: self`: a memory about the owner itself
-Section = Literal["persona", "block", "immediate", "present", "core", "memory", "passage", "short_term"]
+# The context's sections (context.Section; not imported, so loading cases stays light).
+Section = Literal["persona", "identity", "ability", "block", "state", "immediate", "present", "core",
+                  "memory", "passage", "short_term", "goal"]
 
 
 def _words(value: Any) -> Any:

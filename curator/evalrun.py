@@ -257,6 +257,10 @@ def _act(curator: Curator, action: Action) -> ChangeSet | None:
     if action.persona is not None:
         curator.set_persona(action.persona.character, action.persona.text)
         return None
+    if (g := action.goal) is not None:
+        curator.goals.set(g.character, g.label, g.description, progress=g.progress, priority=g.priority,
+                          note=g.note)
+        return None
     b = action.block
     assert b is not None
     if b.op == "create":

@@ -68,6 +68,6 @@ def mood_of(memories: list[Memory], now: datetime, hours: float) -> Mood | None:
         return None
     valence = weighed / total
     word = next((w for bound, w in _WORDS if valence < bound), _TOP)
-    if danger and valence < 0.15:
+    if danger and valence < _WORDS[-1][0]:  # only a day of joy outweighs a brush with death
         word = "shaken"
     return Mood(word=word, valence=round(valence, 3), good=good, bad=bad, danger=danger, hours=hours)

@@ -362,6 +362,10 @@ def test_week_8_differs_from_week_1_in_the_ways_the_weeks_earned(
     formative = week8.split("A formative experience: ", 1)[1]
     assert formative.startswith(("I was in danger: a rockslide", "I trusted Fox, but Fox tricks me"))
     assert "formative" not in week1 or "Fox trots up" in week1
+    # What Bear has tried since: every hunt and climb went wrong, and the abilities layer says so.
+    assert "## What you have practised" not in week1
+    assert "  - catch: 21 tries, 0 went as you meant, 21 went wrong; it mostly goes wrong for you" in week8
+    assert "  - climb: 7 tries, 0 went as you meant, 7 went wrong; it mostly goes wrong for you" in week8
     snap = world.personality("bear")
     assert snap is not None and snap.risk_tolerance == "conservative"
     drift = [s for s in world.world.conn.execute(

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 from curator import lexicon as lx
 from curator.config import AppraisalConfig
 from curator.decisions import MAX_MEMORIES_PER_TURN, MemoryDraft, _context, _Decision
+from curator.evolution import stored_attributes
 from curator.models import Gap, MemoryKind, Turn, display_name
 from curator.reading import Reading, read_turn
 from curator.store import World
@@ -107,12 +108,6 @@ def lens_views(config: AppraisalConfig) -> list[LensView]:
 
 # -- a character's weights -----------------------------------------------------------------
 
-# Where a character's personality weighs in: a source returns lens multipliers for a
-# character (or None). The evolution layer can register one that reads its attributes
-# through `weights_from_attributes`; appraisal does not depend on it being there.
-WeightSource = Callable[[World, str], Mapping[str, float] | None]
-WEIGHT_SOURCES: list[WeightSource] = []
-
 # Which attribute (seed 000) turns which lens up; a negative sign turns it down.
 ATTRIBUTE_LENSES: dict[str, tuple[str, float]] = {
     "caution": ("danger", 1.0), "collaboration": ("social", 1.0),
@@ -130,15 +125,16 @@ def weights_from_attributes(attributes: Mapping[str, float]) -> dict[str, float]
 
 
 def lens_weights(world: World, character: str, config: AppraisalConfig) -> dict[str, float]:
-    """The character's weight per lens: the world's weights (1.0 unless configured), times what
-    each registered source says of the character, unless the game set the character's own
-    weights (`AppraisalConfig.character_weights`), which stand as given."""
+    """The character's weight per lens (seed 003: weighted per character's personality): the
+    world's weights (1.0 unless configured), times what its attributes say once evolution
+    cycles have moved them (`weights_from_attributes`: a cautious character weighs danger
+    more), unless the game set the character's own weights (`character_weights`), which stand
+    as given."""
     weights = config.weights_for(character)
     own = config.character_weights.get(character, {})
-    for source in WEIGHT_SOURCES:
-        for lens, factor in (source(world, character) or {}).items():
-            if lens in weights and lens not in own:
-                weights[lens] = max(0.0, weights[lens] * factor)
+    for lens, factor in weights_from_attributes(stored_attributes(world, character)).items():
+        if lens in weights and lens not in own:
+            weights[lens] = round(max(0.0, weights[lens] * factor), 4)
     return weights
 
 

@@ -235,10 +235,15 @@ def mark(world: World, character: str) -> tuple[int, str | None]:
     return (0, None) if row is None else (int(row[0]), str(row[1]))
 
 
+def stored_attributes(world: World, character: str) -> dict[str, float]:
+    """The attributes a cycle has set for the character (none before its first cycle)."""
+    return {str(name): float(value) for name, value in world.conn.execute(
+        "select name, value from attributes where character = ?", (character,))}
+
+
 def load_attributes(world: World, config: EvolutionConfig, character: str) -> dict[str, float]:
     """The configured attributes of a character; one never moved reads as `config.start`."""
-    stored = dict(world.conn.execute("select name, value from attributes where character = ?",
-                                     (character,)).fetchall())
+    stored = stored_attributes(world, character)
     return {name: float(stored.get(name, config.start)) for name in config.attributes}
 
 

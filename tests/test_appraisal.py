@@ -23,6 +23,7 @@ from curator.appraisal import (
     appraise,
     combine,
     lens_views,
+    lens_weights,
     retain,
     weights_from_attributes,
 )
@@ -147,6 +148,21 @@ def test_weights_come_from_config_then_the_characters_own() -> None:
         AppraisalConfig(character_weights={"owl": {"courage": 1.0}})
     # the hook for personality: a cautious character's danger lens counts more
     assert weights_from_attributes({"caution": 0.9, "resilience": 0.9}) == {"danger": 1.4, "emotional": 0.6}
+
+
+def test_a_characters_evolved_attributes_weigh_its_lenses() -> None:
+    config = AppraisalConfig(character_weights={"owl": {"danger": 0.5}})
+    with Curator(":memory:", config=CuratorConfig(appraisal=config)) as world:
+        for who in ("bear", "owl", "fox"):
+            world.set_persona(who, "")
+        # what evolution cycles leave behind: Bear grew cautious, Owl too, Fox never had a cycle
+        world.world.conn.executemany(
+            "insert into attributes (character, name, value, updated_at) values (?, ?, ?, '2025-01-01')",
+            [("bear", "caution", 0.8), ("bear", "resilience", 0.7), ("owl", "caution", 0.9)])
+        bear = lens_weights(world.world, "bear", config)
+        assert bear["danger"] == 1.3 and bear["emotional"] == 0.8 and bear["moral"] == 1.0
+        assert lens_weights(world.world, "owl", config)["danger"] == 0.5  # the game's own weight stands
+        assert set(lens_weights(world.world, "fox", config).values()) == {1.0}
 
 
 def _never() -> tuple[float, str | None]:

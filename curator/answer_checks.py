@@ -34,11 +34,13 @@ ECHO_KEY = "prompt_echo"
 ECHO_WORDS = 6  # a shared run of this many words with the instructions is an echo
 SHORT_VALUE_WORDS = 3  # a filled-in value this short (a name, a number) reads as instruction wording
 LOOP_GRAM, LOOP_TIMES = 4, 3  # four words said three times over is a loop
+LOOP_SENTENCE = 3  # as is a sentence of three words or more said twice
 
 _GAME_TEXT = re.compile(rf"<{DATA_TAG}>.*?</{DATA_TAG}>", re.DOTALL)
 _VALUE = re.compile(f"{VALUE_START}([^{VALUE_START}{VALUE_END}]*){VALUE_END}")
 _QUOTED = re.compile(r'"[^"\n]*"')
 _WORD = re.compile(r"[a-z0-9]+")
+_WORD_IN_TEXT = re.compile(r"[a-z0-9]+", re.IGNORECASE)
 _BREAK = "\n"  # runs never cross a line, a removed value or a removed quote
 _SCHEMA = re.compile(r'"(\$defs|\$ref|type|properties|items|enum|anyOf|allOf|required|title|'
                      r'additionalProperties|minimum|maximum|minLength|maxLength)"\s*:')
@@ -103,11 +105,10 @@ class PromptEcho:
         return cls(frozenset(runs), tuple(sorted(labels, key=len, reverse=True)))
 
     def echoed(self, text: str) -> str | None:
-        """The longest stretch of `text` copied from the instructions, or None."""
-        words = _words(text)
-        for label in self.labels:
-            if tuple(words[:len(label)]) == label and _label_ends(text, label):
-                return " ".join(label)
+        """The longest stretch of `text` copied from the instructions (as `text` writes it),
+        else the heading or label it begins with, else None."""
+        found = list(_WORD_IN_TEXT.finditer(text))
+        words = [m.group(0).lower() for m in found]
         best: tuple[int, int] | None = None
         i = 0
         while i <= len(words) - ECHO_WORDS:
@@ -120,7 +121,12 @@ class PromptEcho:
             if best is None or end - i > best[1] - best[0]:
                 best = (i, end)
             i = end
-        return None if best is None else " ".join(words[best[0]:best[1]])
+        if best is not None:
+            return text[found[best[0]].start():found[best[1] - 1].end()]
+        for label in self.labels:
+            if tuple(words[:len(label)]) == label and _label_ends(text, label):
+                return text[found[0].start():found[len(label) - 1].end()]
+        return None
 
 
 def _label_ends(text: str, label: tuple[str, ...]) -> bool:
@@ -151,33 +157,37 @@ def check_text(value: str, field: str, context: Mapping[str, Any]) -> str:
     bare = text.strip("\"'`*_ \t")
     if not any(ch.isalpha() for ch in bare):
         raise ValueError(f"{field} is empty or only symbols ({value!r}); instead, {instead}")
-    if _BRACKETED.fullmatch(bare) or " ".join(_words(bare)) in PLACEHOLDERS | {field.replace("_", " ")}:
-        raise ValueError(f"{field} is a placeholder ({bare!r}), not an answer; instead, {instead}")
     if _SCHEMA.search(text) or text.startswith("{") or len(_JSON_KEY.findall(text)) >= 2:
         raise ValueError(f"{field} holds JSON or the schema, not prose; the JSON goes around the "
                          f"text, never inside it; instead, {instead}")
+    if _BRACKETED.fullmatch(bare) or " ".join(_words(bare)) in PLACEHOLDERS | {field.replace("_", " ")}:
+        raise ValueError(f"{field} is a placeholder ({bare!r}), not an answer; instead, {instead}")
     if any(line.lstrip().startswith("#") for line in text.splitlines()):
         raise ValueError(f"{field} holds a heading; write plain sentences, no headings; instead, {instead}")
     copied = echo.echoed(text)
     if copied is not None:
-        raise ValueError(f"{field} copies the prompt's instructions (\"{copied}\") instead of "
+        raise ValueError(f"{field} copies the prompt's instructions (\"{_clip(copied)}\") instead of "
                          f"answering them; do not repeat the prompt's wording; instead, {instead}")
     loop = _loop(text)
     if loop is not None:
-        raise ValueError(f"{field} repeats itself (\"{loop}\" over and over); say each thing once; "
+        raise ValueError(f"{field} repeats itself (\"{_clip(loop)}\" over and over); say each thing once; "
                          f"instead, {instead}")
     return text
 
 
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
 def _loop(text: str) -> str | None:
     words = _words(text)
-    for i in range(len(words) - 3):
+    for i in range(len(words) - 3):  # "no no no no"
         if len(set(words[i:i + 4])) == 1:
             return words[i]
     grams = Counter(tuple(words[i:i + LOOP_GRAM]) for i in range(len(words) - LOOP_GRAM + 1))
     gram, times = grams.most_common(1)[0] if grams else ((), 0)
     if times >= LOOP_TIMES:
         return " ".join(gram)
-    sentences = Counter(" ".join(_words(s)) for s in _SENTENCE.split(text) if len(_words(s)) >= 4)
+    sentences = Counter(" ".join(_words(s)) for s in _SENTENCE.split(text) if len(_words(s)) >= LOOP_SENTENCE)
     sentence, times = sentences.most_common(1)[0] if sentences else ("", 0)
     return sentence if times >= 2 else None

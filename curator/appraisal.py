@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 
 from curator import lexicon as lx
 from curator.config import AppraisalConfig
-from curator.decisions import MAX_MEMORIES_PER_TURN, MemoryDraft, _context, _Decision
+from curator.decisions import MAX_MEMORIES_PER_TURN, MemoryDraft, ModelText, _context, _Decision
 from curator.evolution import stored_attributes
 from curator.models import Gap, MemoryKind, Turn, display_name
 from curator.reading import Reading, read_turn
@@ -37,7 +37,7 @@ class LensScore(_Decision):
     """One lens's judgement of one memory."""
 
     priority: float = Field(ge=0.0, le=1.0)
-    justification: str = Field(min_length=1, max_length=MAX_JUSTIFICATION,
+    justification: ModelText = Field(min_length=1, max_length=MAX_JUSTIFICATION,
                                description="one short sentence naming what drove the priority")
 
     @field_validator("justification")

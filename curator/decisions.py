@@ -11,6 +11,11 @@ be about. It comes from `context=` of `model_validate`, or, when that is empty, 
 `validation_scope()`: the model gateway uses the scope because instructor treats its own
 `context=` as Jinja variables and would render game text inside the messages as a template.
 
+It may also carry the prompt the model was shown (`answer_checks.ECHO_KEY`, set by the
+gateway): then every free-text field (`ModelText`: memory content, contexts, summaries,
+reasons, the identity narrative) is checked for what a weak model writes instead of an
+answer: the prompt's own instructions, the schema, a placeholder, a loop (answer_checks.py).
+
 The JSON schema a model is shown is compact (no titles, no class docstrings): the template
 already explains each field, and every schema token is paid on every call.
 """
@@ -20,11 +25,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode
 
+from curator.answer_checks import check_text
 from curator.models import Gap, MemoryKind
 
 MAX_MEMORIES_PER_TURN = 4
@@ -45,6 +59,15 @@ def validation_scope(context: dict[str, Any] | None) -> Iterator[None]:
 
 def _context(info: ValidationInfo) -> dict[str, Any]:
     return info.context or _SCOPE.get() or {}
+
+
+def _model_text(value: str, info: ValidationInfo) -> str:
+    return check_text(value, info.field_name or "text", _context(info))
+
+
+# A free-text field a model writes: checked against the prompt when a model wrote it (the
+# check adds nothing to the JSON schema, so schema hashes and recorded fixtures stay valid).
+ModelText = Annotated[str, AfterValidator(_model_text)]
 
 
 class _CompactSchema(GenerateJsonSchema):
@@ -81,7 +104,7 @@ class MemoryDraft(_Decision):
     subject: str | None = Field(
         default=None, description="the character this memory is about, or null for a self memory"
     )
-    content: str = Field(min_length=3, max_length=600, description="first person, one or two sentences")
+    content: ModelText = Field(min_length=3, max_length=600, description="first person, one or two sentences")
     kind: MemoryKind
     emotional_impact: str = Field(min_length=2, max_length=40, description="one feeling word")
     valence: float = Field(ge=-1.0, le=1.0)
@@ -122,7 +145,7 @@ class ContextNote(_Decision):
     """The immediate context of a relationship: what is going on with this character right now."""
 
     about: str
-    text: str = Field(min_length=1, max_length=600)
+    text: ModelText = Field(min_length=1, max_length=600)
 
 
 class Interpretation(_Decision):
@@ -132,7 +155,7 @@ class Interpretation(_Decision):
     significance: float = Field(ge=0.0, le=1.0)
     harm: bool = False
     danger: bool = False
-    immediate_context: str = Field(min_length=1, max_length=800)
+    immediate_context: ModelText = Field(min_length=1, max_length=800)
     relationship_contexts: list[ContextNote] = Field(default_factory=list)
     memories: list[MemoryDraft] = Field(default_factory=list, max_length=MAX_MEMORIES_PER_TURN)
     feelings: list[Feeling] = Field(default_factory=list)
@@ -165,8 +188,8 @@ class FadeReview(_Decision):
     """Step `fade_review`: a memory leaves the recent window; does it change the long-term view?"""
 
     outcome: FadeOutcome
-    summary: str | None = Field(default=None, max_length=1200)
-    reason: str = Field(min_length=1, max_length=400)
+    summary: ModelText | None = Field(default=None, max_length=1200)
+    reason: ModelText = Field(min_length=1, max_length=400)
 
     @model_validator(mode="after")
     def _summary_when_revising(self) -> FadeReview:
@@ -179,31 +202,31 @@ class CoreDecision(_Decision):
     """Step `core_review` (template promote.j2): does a highly significant memory become core?"""
 
     promote: bool
-    reason: str = Field(min_length=1, max_length=400)
+    reason: ModelText = Field(min_length=1, max_length=400)
 
 
 class Reconciliation(_Decision):
     """Step `reconcile`: a new memory contradicts (or first shapes) the long-term summary."""
 
     conflict: bool = Field(description="true when the new memory contradicts the old summary")
-    summary: str = Field(min_length=1, max_length=1200)
+    summary: ModelText = Field(min_length=1, max_length=1200)
     bond_shift: float = Field(ge=-0.5, le=0.5)
-    reason: str = Field(min_length=1, max_length=400)
+    reason: ModelText = Field(min_length=1, max_length=400)
 
 
 class EpisodeConsolidation(_Decision):
     """Step `consolidate` (episode end): fold recent memories into the summary, pick core ones."""
 
-    summary: str = Field(min_length=1, max_length=1200)
+    summary: ModelText = Field(min_length=1, max_length=1200)
     core_memory_ids: list[str] = Field(default_factory=list, max_length=5)
     bond_shift: float = Field(ge=-0.5, le=0.5)
-    reason: str = Field(min_length=1, max_length=400)
+    reason: ModelText = Field(min_length=1, max_length=400)
 
 
 class IdentityNarrative(_Decision):
     """Step `identity` (evolution cycle): a paragraph saying who the character has become."""
 
-    narrative: str = Field(min_length=20, max_length=1200,
+    narrative: ModelText = Field(min_length=20, max_length=1200,
                            description="third person, naming the character, three to six sentences")
 
     @field_validator("narrative")

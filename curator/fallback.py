@@ -293,7 +293,7 @@ def fade_review(inp: FadeReviewInput) -> FadeReview:
         return FadeReview(outcome="revise_summary", summary=revised,
                           reason=f"the fading memory ({shown}) is part of a pattern the summary "
                           "did not yet say")
-    return FadeReview(outcome="no_impact", reason="the summary already says what this memory showed")
+    return FadeReview(outcome="no_impact", reason="my view already holds what this memory showed")
 
 
 def core_review(inp: CoreReviewInput) -> CoreDecision:

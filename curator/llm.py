@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from curator import prompts
+from curator import answer_checks, prompts
 from curator.calls import CallRecord
 from curator.decisions import validation_scope
 from curator.errors import InvalidInput
@@ -228,6 +228,10 @@ class _Call:
         self.started = time.perf_counter()
         self.started_at = iso(datetime.now(UTC))
         self.messages = messages_for(request)
+        # Validation sees the request's context and the prompt's own wording, so an answer
+        # that hands the instructions back is refused and the model told (answer_checks.py).
+        self.context = answer_checks.checking(request.context, answer_checks.echo_of(
+            [SYSTEM_PROMPT, prompts.render_marked(request.step.template, request.inputs)]))
         if gateway.before_call is not None:
             gateway.before_call(request, self.messages)
         self.responses: list[Any] = []
@@ -265,7 +269,7 @@ class _Call:
 
     def answered(self, decision: BaseModel) -> Answer:
         step = self.request.step
-        clean = step.decision.model_validate(decision.model_dump(), context=self.request.context)
+        clean = step.decision.model_validate(decision.model_dump(), context=self.context)
         call = self._record("model", None, None, clean.model_dump(mode="json"))
         record = StepRecord(character=self.request.character, step=step.name, template=step.template,
                             decided_by="model", call_id=call.id)
@@ -387,7 +391,7 @@ class ModelGateway:
         client = self._client(False)
         for attempt in range(self.settings.transport_retries + 1):
             try:
-                with validation_scope(request.context):
+                with validation_scope(call.context):
                     decision = client.create(**call.kwargs())
                 return call.answered(decision)
             except Exception as error:
@@ -402,7 +406,7 @@ class ModelGateway:
         client = self._client(True)
         for attempt in range(self.settings.transport_retries + 1):
             try:
-                with validation_scope(request.context):
+                with validation_scope(call.context):
                     decision = await client.create(**call.kwargs())
                 return call.answered(decision)
             except Exception as error:

@@ -66,9 +66,19 @@ def signed(value: float) -> str:
     return f"{float(value):+.2f}"
 
 
+# `render_marked` wraps every value a template prints between these two characters, so the
+# template's own words (its instructions) can be told from the values filled into them.
+VALUE_START, VALUE_END = "\x1e", "\x1f"
+
+
+def _marked(value: object) -> str:
+    text = str(value).replace(VALUE_START, "").replace(VALUE_END, "")
+    return f"{VALUE_START}{text}{VALUE_END}"
+
+
 @cache
-def environment() -> jinja2.Environment:
-    """The one strict Jinja environment; built once, on first use."""
+def environment(marked: bool = False) -> jinja2.Environment:
+    """The one strict Jinja environment; built once, on first use (and its marked twin)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_dir()),
         undefined=jinja2.StrictUndefined,
@@ -76,6 +86,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
+        finalize=_marked if marked else None,
     )
     env.filters["data"] = data_text
     env.filters["ids"] = quoted_ids
@@ -94,6 +105,12 @@ def _source(template_name: str) -> tuple[str, Path]:
 def render(template_name: str, inputs: BaseModel) -> str:
     """Render a template with the step's input model, dumped to plain JSON-like values."""
     return environment().get_template(template_name).render(inputs.model_dump(mode="json"))
+
+
+def render_marked(template_name: str, inputs: BaseModel) -> str:
+    """`render`, with every printed value between VALUE_START and VALUE_END (nested when a
+    macro prints values): what is left outside them is the template's own wording."""
+    return environment(marked=True).get_template(template_name).render(inputs.model_dump(mode="json"))
 
 
 def template_hash(template_name: str) -> str:

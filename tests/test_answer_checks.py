@@ -1,0 +1,198 @@
+"""Answer checks: a model's free-text answer that hands back the prompt's instructions, the
+schema, a placeholder or a loop is refused with a message saying what to write instead; that
+message reaches the model on retry, a good second answer is used, and a model that keeps
+parroting ends in the fallback with the reason logged. Model answers here are scripted
+(tests/fixtures/scripted/parroting.json), served through respx."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from conftest import MODEL_BASE, chat, scripted
+from pydantic import BaseModel, ValidationError
+from test_prompts import INPUTS, REALITY, SUMMARY, reconcile_input
+
+from curator import Curator, prompts
+from curator.answer_checks import ECHO_KEY, PromptEcho, check_text, checking, echo_of, instruction_text
+from curator.decisions import Reconciliation
+from curator.llm import SYSTEM_PROMPT, ModelSettings
+from curator.steps import ALL_STEPS, Step
+
+URL = f"{MODEL_BASE}/chat/completions"
+FEUD = [  # Wolf bullies Bear four times (decided by the fallback), then saves him from the ice
+    ("k1", "2025-01-05T08:00:00Z", "Fish at my spot by the river",
+     "Wolf claims your fishing spot and bares his teeth until you leave."),
+    ("k2", "2025-01-06T09:00:00Z", "Lie down in the sunny clearing",
+     "Wolf charges at you, snarling, and chases you out of the clearing."),
+    ("k3", "2025-01-07T12:00:00Z", "Eat the salmon I caught",
+     "Wolf snatches the salmon from under your paw and runs off with it."),
+    ("k4", "2025-01-08T10:00:00Z", "Dig for roots on the ridge",
+     "Wolf growls at you from the top of the ridge and drives you back down."),
+]
+RESCUE_TURN = {"id": "k5", "world_time": "2025-01-09T15:00:00Z", "actor": "bear", "others": ["wolf"],
+               "intent": {"thought": "The ice looks thick enough", "action": "Cross the frozen river"},
+               "reality": "The ice cracks under you and you plunge into the freezing water. Wolf races "
+                          "onto the ice, grabs your scruff and drags you back onto the bank.",
+               "outcome": {"danger": True}}
+
+
+def echo_for(template: str, inputs: BaseModel) -> PromptEcho:
+    return echo_of([SYSTEM_PROMPT, prompts.render_marked(template, inputs)])
+
+
+def reconcile_echo() -> dict[str, Any]:
+    return checking(None, echo_for("reconcile.j2", reconcile_input()))
+
+
+# -- what counts as the instructions ----------------------------------------------------------
+
+@pytest.mark.parametrize("step", ALL_STEPS, ids=[s.name for s in ALL_STEPS])
+def test_the_marked_rendering_is_the_prompt_the_model_sees(step: Step[Any, Any]) -> None:
+    inputs = INPUTS[step.template]()
+    marked = prompts.render_marked(step.template, inputs)
+    plain = marked.replace(prompts.VALUE_START, "").replace(prompts.VALUE_END, "")
+    assert plain == prompts.render(step.template, inputs)
+
+
+def test_the_instructions_leave_out_game_text_examples_and_long_values() -> None:
+    text = instruction_text(prompts.render_marked("reconcile.j2", reconcile_input()))
+    assert "summary: how you see Wolf now: first person, naming Wolf" in text  # names stay
+    assert SUMMARY not in text and "drove the poachers off" not in text  # game text is data
+    assert "Wolf is complicated" not in text  # a quoted example is what an answer may look like
+    interpret = instruction_text(prompts.render_marked("interpret.j2", INPUTS["interpret.j2"]()))
+    assert REALITY not in interpret and "Wolf stole my fishing spot" not in interpret
+
+
+@pytest.mark.parametrize("step", ALL_STEPS, ids=[s.name for s in ALL_STEPS])
+def test_the_fallbacks_own_answer_passes_the_checks(step: Step[Any, Any]) -> None:
+    """The fallback writes in its own words: served as a model's answer, it is not refused."""
+    inputs = INPUTS[step.template]()
+    decision = step.fallback(inputs)
+    context = checking({}, echo_for(step.template, inputs))
+    step.decision.model_validate(decision.model_dump(), context=context)
+
+
+# -- what is refused, and what the model is told ---------------------------------------------
+
+@pytest.mark.parametrize(("field", "text", "problem", "told"), [
+    ("summary", "How you see Wolf now: first person, naming Wolf, a short paragraph of two to four "
+     "sentences.", "copies the prompt's instructions", "your own view of the other character"),
+    ("summary", "How you see Wolf now: he bites.", "(\"How you see Wolf now\")", "sentences of your own"),
+    ("reason", "One event moves a bond a little, usually 0.05 to 0.2 either way.",
+     "(\"One event moves a bond a little, usually 0.05 to 0.2 either way\")", "one short sentence"),
+    ("reason", "string", "is a placeholder ('string')", "saying why"),
+    ("summary", "<summary>", "is a placeholder", "your own view"),
+    ("summary", "...", "empty or only symbols", "your own view"),
+    ("summary", "   ", "empty or only symbols", "your own view"),
+    ("summary", "summary", "is a placeholder", "your own view"),
+    ("summary", '{"type": "string", "description": "how you see Wolf"}', "holds JSON or the schema",
+     "never inside it"),
+    ("summary", 'Wolf is {"conflict": true, "bond_shift": 0.2}', "holds JSON or the schema", "your own view"),
+    ("summary", "## How to answer\nWolf bites.", "holds a heading", "plain sentences"),
+    ("summary", "Wolf is kind. Wolf is kind. Wolf is kind and good to me.", "repeats itself",
+     "say each thing once"),
+    ("summary", "The wolf is now my new home. The wolf is now my new home.", "repeats itself", "once"),
+    ("reason", "no no no no", "repeats itself", "saying why"),
+])
+def test_garbage_is_refused_with_what_to_write_instead(field: str, text: str, problem: str,
+                                                      told: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        check_text(text, field, reconcile_echo())
+    assert problem in str(refused.value) and told in str(refused.value)
+
+
+@pytest.mark.parametrize("text", [
+    SUMMARY,  # the old summary is game text: keeping what still holds is the point
+    "Wolf is complicated: selfish mostly, but capable of surprising loyalty.",  # the seed's own words
+    "Wolf is territorial and often annoying, but he dragged me out of the river. I owe him my life.",
+    "What happened at the river changed how I see Wolf.",
+    "I do not know what to think of Wolf any more.",
+])
+def test_an_answer_in_its_own_words_passes(text: str) -> None:
+    assert check_text(f"  {text} ", "summary", reconcile_echo()) == text
+
+
+def test_without_the_prompt_nothing_is_checked() -> None:
+    """Decisions built by the fallback, by tests or read back carry no prompt: never refused."""
+    parrot = scripted("parroting")["parroting_reconciliation"]
+    assert Reconciliation.model_validate(parrot).summary == parrot["summary"]
+    assert Reconciliation.model_validate({**parrot, "summary": "string"}, context={}).summary == "string"
+    assert check_text("string", "reason", {ECHO_KEY: None}) == "string"
+    with pytest.raises(ValidationError, match="copies the prompt's instructions"):
+        Reconciliation.model_validate(parrot, context=reconcile_echo())
+
+
+# -- through the model path --------------------------------------------------------------------
+
+def _feud_world(path: Path) -> None:
+    with Curator(path) as world:  # no model: the feud is decided by the fallback
+        for turn_id, when, action, reality in FEUD:
+            world.observe({"id": turn_id, "world_time": when, "actor": "bear", "others": ["wolf"],
+                           "intent": {"thought": "", "action": action}, "reality": reality})
+
+
+def _respond(reconcile: list[dict[str, Any]]) -> Any:
+    """Interpret gets the scripted rescue; reconcile gets the next of `reconcile` (the last repeats)."""
+    answers = scripted("parroting")
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        template = request.headers["x-curator-template"].split("@")[0]
+        if template == "interpret.j2":
+            return httpx.Response(200, json=chat(json.dumps(answers["rescue"])))
+        assert template == "reconcile.j2", template
+        reply = reconcile.pop(0) if len(reconcile) > 1 else reconcile[0]
+        return httpx.Response(200, json=chat(json.dumps(reply)))
+    return respond
+
+
+def _rescue(path: Path, settings: ModelSettings, reconcile: list[dict[str, Any]]) -> tuple[Any, ...]:
+    _feud_world(path)
+    with respx.mock() as router, Curator(path, model=settings) as world:
+        route = router.post(URL).mock(side_effect=_respond(reconcile))
+        result = world.observe(RESCUE_TURN)
+        wolf = world.character("bear").relationships["wolf"]
+        calls = [c for c in world.calls() if c.step == "reconcile"]
+    asks = [json.loads(c.request.content)["messages"] for c in route.calls
+            if c.request.headers["x-curator-template"].startswith("reconcile.j2@")]
+    step = next(s for s in result.steps if s.step == "reconcile")
+    return step, wolf, calls, asks
+
+
+def test_a_parroting_summary_is_sent_back_and_the_good_answer_is_used(
+        tmp_path: Path, model_settings: ModelSettings) -> None:
+    answers = scripted("parroting")
+    step, wolf, calls, asks = _rescue(tmp_path / "world.db", model_settings,
+                                      [answers["parroting_reconciliation"], answers["good_reconciliation"]])
+    assert len(asks) == 2  # the reconcile and its one retry
+    retry = asks[1]
+    assert retry[-2]["role"] == "assistant" and "How you see Wolf now" in retry[-2]["content"]
+    told = retry[-1]["content"]
+    assert retry[-1]["role"] == "user"
+    assert "summary copies the prompt's instructions" in told and "How you see Wolf now" in told
+    assert "write your own view of the other character" in told
+    assert "reason copies the prompt's instructions" in told
+    assert step.decided_by == "model"
+    assert calls[0].outcome == "model" and calls[0].attempts == 2
+    assert wolf.long_term_summary == answers["good_reconciliation"]["summary"]
+
+
+def test_a_model_that_keeps_parroting_ends_in_the_fallback_with_the_reason_logged(
+        tmp_path: Path, model_settings: ModelSettings, caplog: pytest.LogCaptureFixture) -> None:
+    answers = scripted("parroting")
+    with caplog.at_level(logging.WARNING, logger="curator.llm"):
+        step, wolf, calls, asks = _rescue(tmp_path / "world.db", model_settings,
+                                          [answers["parroting_reconciliation"]])
+    assert len(asks) == 3  # the ask and model_settings.retries (2) re-asks, each told why
+    assert all("summary copies the prompt's instructions" in ask[-1]["content"] for ask in asks[1:])
+    assert step.decided_by == "fallback" and step.reason == "invalid answer"
+    assert [(c.outcome, c.reason, c.attempts) for c in calls] == [("fallback", "invalid answer", 3)]
+    assert "copies the prompt's instructions" in (calls[0].error or "")
+    assert "reconcile for bear: invalid answer; the fallback decided" in caplog.text
+    assert "How you see" not in wolf.long_term_summary and "first person" not in wolf.long_term_summary
+    assert "Wolf" in wolf.long_term_summary  # the fallback's own summary holds the feud and the rescue

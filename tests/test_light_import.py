@@ -88,6 +88,13 @@ def test_cli_help_loads_no_model_client(stub_path: Path) -> None:
     assert done.stderr == ""
 
 
+def test_python_dash_m_curator_is_the_same_command_line() -> None:
+    done = subprocess.run([sys.executable, "-m", "curator", "goal", "--help"], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Usage: curator goal")
+
+
 def test_installed_console_script_help() -> None:
     script = Path(sys.executable).with_name("curator")
     if not script.exists():

@@ -367,11 +367,12 @@ class Curator:
     # -- reading: recall ------------------------------------------------------------------
 
     def search(self, character: str, query: str, *, limit: int = 10,
-               with_: Sequence[str] = ()) -> list[Recalled]:
+               with_: Sequence[str] = (), domain: str | None = None) -> list[Recalled]:
         """The character's memories (live or archived) that best match `query`, best first.
 
         An inspection: nothing is marked as recalled (`context()` is the read that recalls).
-        `with_` names characters present, whose memories count a little more."""
+        `with_` names characters present, whose memories count a little more; `domain` the
+        task's domain, whose memories (the turns the game filed under it) count more."""
         owner = self._known(character)
         if not 1 <= limit <= 1_000:
             raise InvalidInput("limit must be 1..1000", field="limit")
@@ -379,14 +380,15 @@ class Curator:
         recall = self.config.recall
         read = read_query(query, self.world.characters_among(name_candidates(query)))
         return rank(self.world, owner, read, config=recall, weights=recall.search_weights,
-                    present=present, now=self.world.clock(), limit=limit)
+                    present=present, now=self.world.clock(), limit=limit, domain=domain)
 
     def context(self, character: str, situation: str = "", *, with_: Sequence[str] = (),
                 max_tokens: int | None = None, peek: bool = False,
-                layers: Collection[str] | None = None) -> MemoryContext:
+                layers: Collection[str] | None = None, domain: str | None = None) -> MemoryContext:
         """The text for the character's next prompt, fitted to `max_tokens`, with a manifest.
 
-        Scores memories against `situation` (with `with_` the characters present), renders
+        Scores memories against `situation` (with `with_` the characters present and `domain`
+        the task's domain, as the turns' `domain` names it: seed 000's domain match), renders
         prompts/context.j2 and marks what it used as recalled (strength +0.15, recall count +1,
         last recalled = the world clock), in one transaction. `peek=True` changes nothing.
         `layers` names the parts to include (default all), in seed 000's order: persona,
@@ -403,7 +405,7 @@ class Curator:
             raise InvalidInput(f"at most {MAX_REALITY} characters", field="situation")
         present = list(dict.fromkeys(p for p in (self._id(c) for c in with_) if p != owner))
         now = self.world.clock()
-        items, memories = gather(self.world, owner, situation, present, recall, now, on)
+        items, memories = gather(self.world, owner, situation, present, recall, now, on, domain)
         name = display_name(owner) if (row := self.world.character_row(owner)) is None else row["name"]
         text, tokens, kept, dropped = fit(name, items, budget, recall.encoding)
         used = [memories[i.key] for i in kept if i.section in ("core", "memory", "short_term")]

@@ -38,14 +38,16 @@ def _parts(item: ContextItem) -> str:
 @click.option("--max-tokens", "max_tokens", type=click.IntRange(1, 1_000_000),
               help="Token budget for the text (default from the world's config: 1000)")
 @click.option("--layers", "layers", help="Comma-separated parts to include (default all): persona, identity, "
-              "blocks, immediate, present, core, memories, short_term, passages")
+              "abilities, blocks, state, immediate, present, core, memories, passages, short_term, goals")
+@click.option("--domain", help="The task's domain: memories of turns the game filed under it count more")
 @click.option("--explain", is_flag=True, help="Also show each item's score parts and what was dropped")
 @click.option("--peek", is_flag=True, help="Only look: do not mark the memories as recalled")
 @db_option
 @json_option
 @one_line_errors
 def context_command(character: str, situation: str, with_: tuple[str, ...], max_tokens: int | None,
-                    layers: str | None, explain: bool, peek: bool, db: str, as_json: bool) -> None:
+                    layers: str | None, domain: str | None, explain: bool, peek: bool, db: str,
+                    as_json: bool) -> None:
     """The memory context for CHARACTER's next prompt, within a token budget.
 
     Scores its memories against the situation, keeps the most valuable parts that fit and
@@ -53,7 +55,7 @@ def context_command(character: str, situation: str, with_: tuple[str, ...], max_
     with _open(db) as curator:
         chosen = None if layers is None else [p.strip() for p in layers.split(",") if p.strip()]
         ctx = curator.context(character, situation, with_=with_, max_tokens=max_tokens, peek=peek,
-                              layers=chosen)
+                              layers=chosen, domain=domain)
     if as_json:
         _print_json(ctx.model_dump(mode="json"))
         return
@@ -82,14 +84,15 @@ def _hit(r: Recalled) -> dict[str, object]:
 @click.argument("query")
 @click.option("--limit", type=click.IntRange(1, 1_000), default=10, show_default=True)
 @click.option("--with", "with_", multiple=True, help="A character present (repeat for more)")
+@click.option("--domain", help="The task's domain: memories of turns the game filed under it count more")
 @db_option
 @json_option
 @one_line_errors
-def search_command(character: str, query: str, limit: int, with_: tuple[str, ...], db: str,
-                   as_json: bool) -> None:
+def search_command(character: str, query: str, limit: int, with_: tuple[str, ...], domain: str | None,
+                   db: str, as_json: bool) -> None:
     """CHARACTER's memories, live or archived, that best match QUERY (nothing is recalled)."""
     with _open(db) as curator:
-        found = curator.search(character, query, limit=limit, with_=with_)
+        found = curator.search(character, query, limit=limit, with_=with_, domain=domain)
     if as_json:
         _print_json([_hit(r) for r in found])
         return

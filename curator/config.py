@@ -46,6 +46,10 @@ class RecallWeights(BaseModel):
     core: float = Field(default=0.3, ge=0.0, le=10.0, description="bonus for core memories")
     present: float = Field(default=0.3, ge=0.0, le=10.0,
                            description="bonus for memories about characters in the scene")
+    # Seed 000 ranks a domain match (+0.4) over an intent match (+0.2): a memory of the task's
+    # domain (`domain=`) counts as much as a memory whose words match the situation best.
+    domain: float = Field(default=1.0, ge=0.0, le=10.0,
+                          description="bonus for memories of the task's domain (when one is given)")
 
 
 class RecallConfig(BaseModel):
@@ -54,7 +58,7 @@ class RecallConfig(BaseModel):
     weights: RecallWeights = Field(default_factory=RecallWeights)
     # `search()` ranks by what matches the words; the other parts only break near-ties.
     search_weights: RecallWeights = Field(default_factory=lambda: RecallWeights(
-        relevance=1.0, recency=0.02, strength=0.02, importance=0.02, core=0.02, present=0.0))
+        relevance=1.0, recency=0.02, strength=0.02, importance=0.02, core=0.02, present=0.0, domain=1.0))
     recency_half_life_hours: float = Field(default=72.0, gt=0.0,
                                            description="game hours for recency to halve")
     episode_gap_minutes: float = Field(default=60.0, gt=0.0,

@@ -124,7 +124,7 @@ def trust_words(trust: float) -> str:
 
 
 def gather(world: World, owner: str, situation: str, present: list[str], config: RecallConfig,
-           now: datetime | None, on: frozenset[Section] = frozenset(_ORDER)
+           now: datetime | None, on: frozenset[Section] = frozenset(_ORDER), domain: str | None = None
            ) -> tuple[list[ContextItem], dict[str, Memory]]:
     """Every candidate item with its value, and the memories behind memory items by id
     (only for the sections in `on`)."""
@@ -210,7 +210,7 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                 window[seq] = newest[seq]
     ranked = rank(world, owner, read, config=config, weights=config.weights, present=present, now=now,
                   limit=config.max_memories, extra=extra, depth=config.max_memories,
-                  exclude=frozenset(window), core_beyond_limit=True)
+                  exclude=frozenset(window), core_beyond_limit=True, domain=domain)
     chosen = 0
     for r in ranked:
         memories[r.memory.id] = r.memory

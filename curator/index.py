@@ -116,6 +116,18 @@ def neighbours_of(world: World, owner: str, seqs: list[int], count: int) -> dict
     return out
 
 
+def domain_seqs(world: World, owner: str, domain: str, limit: int) -> list[int]:
+    """The seqs of the owner's newest memories, live or archived, that the game filed under
+    `domain` (compared without case), newest first."""
+    found: list[int] = []
+    for table in ("memories", "memory_archive"):
+        found += [r[0] for r in world.conn.execute(
+            f"select seq from {table} where owner = ? and domain = ? collate nocase "
+            "order by seq desc limit ?",
+            (owner, domain.strip(), limit))]
+    return sorted(found, reverse=True)[:limit]
+
+
 def latest_seqs(world: World, owner: str, limit: int) -> list[int]:
     """The seqs of the owner's newest memories, live or archived, newest first."""
     found: list[int] = []

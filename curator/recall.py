@@ -4,7 +4,7 @@ Candidates come from the full-text index over the character's live and archived 
 (FTS5, bm25), their neighbours (the memories formed just before and after, in the same
 episode of game time), the core and recent memories about the characters present and about
 the self, and the newest memories. Each candidate gets a score from normalised parts
-(relevance, recency, strength, importance, core, present) weighted by `RecallWeights`:
+(relevance, recency, strength, importance, core, present, domain) weighted by `RecallWeights`:
 
 - relevance: bm25 of the memory's words against the situation's, raised by what a memory
   system knows beyond the words: a neighbour that matches (a question and the answer that
@@ -31,6 +31,7 @@ from curator.config import RecallConfig, RecallWeights
 from curator.fading import faded_strength, faded_value, refresh
 from curator.index import (
     Facts,
+    domain_seqs,
     facts_by_seq,
     memories_by_seq,
     memory_count,
@@ -93,6 +94,7 @@ class ScoreParts:
     importance: float = 0.0
     core: float = 0.0
     present: float = 0.0
+    domain: float = 0.0  # of the task's domain (when one is asked for)
     total: float = 0.0
     matched: float = 0.0  # the memory's own bm25 share of relevance, before neighbours
 
@@ -269,7 +271,7 @@ def _episodes(facts: dict[int, Facts], gap_seconds: float) -> dict[int, int]:
 def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weights: RecallWeights,
          present: list[str], now: datetime | None, limit: int, extra: dict[int, str] | None = None,
          depth: int | None = None, exclude: frozenset[int] = frozenset(), core_beyond_limit: bool = False,
-         hop: float | None = None) -> list[Recalled]:
+         hop: float | None = None, domain: str | None = None) -> list[Recalled]:
     """The owner's memories best suited to `query`, best first, at most `limit`.
 
     `extra` adds candidates by seq that need not match (the scene's core and recent
@@ -277,17 +279,23 @@ def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weight
     caller wants at most (default `limit`), which bounds the search. `exclude`: seqs the
     caller has already; `core_beyond_limit`: core memories come on top of `limit` (context
     keeps every core memory it can fit); `hop`: the share of a top match's relevance its
-    linked memories get (default HOP_SHARE; 0: links are not followed). Only what is
-    returned is read in full."""
+    linked memories get (default HOP_SHARE; 0: links are not followed); `domain`: the
+    memories the game filed under it (the newest `candidates` of them are candidates without
+    a match) get the `domain` part. Only what is returned is read in full."""
     relevance, facts, matched = lexical_relevance(world, owner, query, config, depth or limit)
     sources: dict[int, list[str]] = {seq: ["match" if seq in matched else "neighbour"] for seq in facts}
     hop = HOP_SHARE if hop is None else hop
     if hop > 0.0:
         _follow_links(world, relevance, facts, sources, hop)
-    missing = [seq for seq in (extra or {}) if seq not in facts]
+    extra = dict(extra or {})
+    of_domain = domain_seqs(world, owner, domain, config.candidates) if domain and domain.strip() else []
+    for seq in of_domain:
+        extra.setdefault(seq, "domain")
+    missing = [seq for seq in extra if seq not in facts]
     facts.update(facts_by_seq(world, missing))
-    for seq, why in (extra or {}).items():
+    for seq, why in extra.items():
         sources.setdefault(seq, []).append(why)
+    in_domain = frozenset(of_domain)
     half_life = config.recency_half_life_hours * 3600
     # Each part rounded as ScoreParts shows it, the total from the rounded parts (so ties
     # break the same way whatever reads them); the dataclass is built only for what is kept.
@@ -303,9 +311,11 @@ def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weight
         core = 1.0 if f.tier is Tier.CORE else 0.0
         values: tuple[float, ...] = (round(relevance.get(seq, 0.0), 4), round(0.5 ** (age / half_life), 4),
                   round(1.0 if core else strength, 4), f.importance, core,
-                  1.0 if f.subject is not None and f.subject in present else 0.0)
+                  1.0 if f.subject is not None and f.subject in present else 0.0,
+                  1.0 if seq in in_domain else 0.0)
         total = round(w.relevance * values[0] + w.recency * values[1] + w.strength * values[2]
-                      + w.importance * values[3] + w.core * values[4] + w.present * values[5], 4)
+                      + w.importance * values[3] + w.core * values[4] + w.present * values[5]
+                      + w.domain * values[6], 4)
         scored.append((total, seq, values))
     scored.sort(key=lambda t: (-t[0], -t[1]))
     kept: list[tuple[int, ScoreParts]] = []
@@ -318,7 +328,8 @@ def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weight
                 continue
             others += 1
         kept.append((seq, ScoreParts(relevance=values[0], recency=values[1], strength=values[2],
-                                     importance=values[3], core=values[4], present=values[5], total=total,
+                                     importance=values[3], core=values[4], present=values[5],
+                                     domain=values[6], total=total,
                                      matched=1.0 if seq in matched else 0.0)))
     scored_parts = kept
     memories = memories_by_seq(world, [seq for seq, _ in scored_parts])

@@ -205,7 +205,7 @@ def _check_memory(memory: dict[str, Any]) -> None:
 def test_show_json_has_the_seed_001_shape(runner: CliRunner, world: Path) -> None:
     doc = show(runner, world)
     assert doc["format"] == "curator.character"
-    assert doc["format_version"] == 1
+    assert doc["format_version"] == 2
     assert doc["character"]["id"] == "bear"
     own = doc["self_memories"]
     assert {"immediate_context", "recent_events", "core_memories"} <= set(own)

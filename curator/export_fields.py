@@ -72,6 +72,14 @@ def mapping(value: Any, what: str = "an object") -> Mapping[str, Any]:
     return value
 
 
+def section(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """A required object entry of a document, else a FieldError naming it."""
+    if key not in doc:
+        raise FieldError(key, "missing")
+    with at(key):
+        return mapping(doc[key])
+
+
 def items(doc: Mapping[str, Any], key: str) -> list[Any]:
     """A list entry of a document (absent: empty), else a FieldError naming it."""
     value = doc.get(key)

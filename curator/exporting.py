@@ -40,7 +40,7 @@ from typing import Any
 from curator.blocks import import_blocks
 from curator.config import AppraisalConfig
 from curator.errors import MalformedExport, WorldFormatError
-from curator.export_fields import FieldError, at, items, join, mapping
+from curator.export_fields import FieldError, at, items, join, mapping, section
 from curator.exporting_evolution import clear_evolution, import_evolution, import_reports
 from curator.exporting_network import clear_network, import_network, with_lens_weights
 from curator.models import (
@@ -212,10 +212,11 @@ def _advance_clock(world: World, as_of: str | None) -> None:
 
 def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool,
                       as_of: str | None) -> str:
+    info = section(doc, "character")
     with at("character"):
-        info = mapping(doc["character"])
+        raw_id = info["id"]
         with at("id"):
-            owner = normalize_character_id(str(info["id"]))
+            owner = normalize_character_id(str(raw_id))
         with at("created_at"):
             created = _time(info.get("created_at"))
     # A character known only by name (created when another character's memories named it)
@@ -237,8 +238,8 @@ def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool,
                             persona=str(info.get("persona") or ""))
     if created is not None:
         world.conn.execute("update characters set created_at = ? where id = ?", (created, owner))
+    own = section(doc, "self_memories")
     with at("self_memories"):
-        own = mapping(doc["self_memories"])
         world.set_character(owner, immediate_context=str(own.get("immediate_context") or ""))
     batches: list[tuple[str, list[Any], str | None, Tier]] = []
     for key, tier in (("recent_events", Tier.RECENT), ("core_memories", Tier.CORE),

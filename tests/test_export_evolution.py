@@ -244,6 +244,23 @@ def test_a_malformed_world_part_names_its_field(valley: Curator, breakage: Break
         assert set(rows(fresh).values()) == {0}
 
 
+@pytest.mark.parametrize(("breakage", "field"), [
+    (lambda d: d.pop("self_memories"), "self_memories"),
+    (lambda d: d["character"].pop("id"), "character.id"),
+    (lambda d: d.update(character=[]), "character"),
+    (lambda d: d["self_memories"].update(recent_events="many"), "self_memories.recent_events"),
+    (lambda d: d.update(personality_snapshots={}), "personality_snapshots"),
+], ids=["no-self", "no-id", "character-not-an-object", "memories-not-a-list", "snapshots-not-a-list"])
+def test_a_malformed_character_document_names_its_field(curator: Curator, breakage: Breakage,
+                                                         field: str) -> None:
+    document = copy.deepcopy(V1) | {"format_version": 2}
+    breakage(document)
+    with pytest.raises(MalformedExport) as raised:
+        curator.import_document(document)
+    assert raised.value.field == field
+    assert curator.characters() == []
+
+
 def test_export_import_through_files_keeps_the_document(valley: Curator, tmp_path: Path) -> None:
     """The world file path: a document written to disk, imported into a new world file."""
     path = tmp_path / "valley.json"

@@ -160,7 +160,7 @@ def import_document(world: World, document: Mapping[str, Any], *, replace: bool 
                     appraisal: AppraisalConfig | None = None) -> Imported:
     """Write the characters of an export into `world` (inside the caller's transaction: on
     any error nothing of it may be committed). `appraisal` is the importing configuration."""
-    kind = document.get("format")
+    kind = document.get("format") if isinstance(document, Mapping) else None
     if kind not in ("curator.world", "curator.character"):
         raise MalformedExport(f"not a curator export (format {kind!r})", field="format")
     version = document.get("format_version")

@@ -21,6 +21,7 @@ from curator.errors import (
     CuratorError,
     InvalidInput,
     InvalidTurn,
+    MalformedExport,
     TimeWentBackwards,
     UnknownBlock,
     UnknownCharacter,
@@ -37,7 +38,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Block", "BlockExists", "BlockNotShared", "BlockTooLarge", "Blocks", "ChangeSet", "Character",
     "ConflictingTurn", "Curator", "CuratorConfig", "CuratorError", "Gap", "Intent", "InvalidInput",
-    "InvalidTurn", "Memory", "MemoryKind", "Passage", "PassageHit", "Passages", "Relationship", "Tier",
-    "TimeWentBackwards", "Turn", "TurnResult", "UnknownBlock", "UnknownCharacter", "UnknownPassage",
-    "WorldFormatError", "WorldLocked", "parse_turn",
+    "InvalidTurn", "MalformedExport", "Memory", "MemoryKind", "Passage", "PassageHit", "Passages",
+    "Relationship", "Tier", "TimeWentBackwards", "Turn", "TurnResult", "UnknownBlock", "UnknownCharacter",
+    "UnknownPassage", "WorldFormatError", "WorldLocked", "parse_turn",
 ]

@@ -42,6 +42,8 @@ from curator.evolution import load_attributes
 from curator.evolution_cycle import evolve_world, latest_snapshot
 from curator.evolution_report import EvolutionReport
 from curator.exporting import character_document, import_document, world_document
+from curator.exporting_evolution import evolution_document, reports_document
+from curator.exporting_network import network_document
 from curator.fading import faded_strength
 from curator.goals import Goals
 from curator.index import latest_seqs, memories_by_seq
@@ -317,9 +319,13 @@ class Curator:
             world.set_character(self._id(character), persona=persona)
 
     def import_document(self, document: Mapping[str, Any], *, replace: bool = False) -> list[str]:
-        """Load characters from an export (one character or a whole world); returns their ids."""
+        """Load characters from an export (one character or a whole world) in one transaction;
+        returns their ids. A malformed document raises `MalformedExport` naming the field, and
+        nothing is written. The document's lens weights are laid over this Curator's config."""
         with self.world.transaction() as world:
-            return import_document(world, document, replace=replace)
+            done = import_document(world, document, replace=replace, appraisal=self.config.appraisal)
+        self.config.appraisal = done.appraisal  # only once the import has committed
+        return done.characters
 
     # -- reading -------------------------------------------------------------------------
 
@@ -355,14 +361,21 @@ class Curator:
         return self.world.archived_memories(self._known(character), any_subject=True)
 
     def export_character(self, character: str) -> dict[str, Any]:
+        """Everything the world holds of one character (exporting.py has the shape); the lens
+        weights are this Curator's own for it (`set_lens_weights`)."""
         owner = self._known(character)
+        own_weights = self.config.appraisal.character_weights.get(owner, {})
         return character_document(self.character(owner),
                                   self.world.archived_memories(owner, any_subject=True),
                                   self.world.clock(), blocks=blocks_document(self.world, owner),
-                                  passages=passages_document(self.world, owner))
+                                  passages=passages_document(self.world, owner),
+                                  sections={**evolution_document(self.world, owner),
+                                            **network_document(self.world, owner, own_weights)})
 
     def export_world(self) -> dict[str, Any]:
-        return world_document([self.export_character(c) for c in self.characters()], self.world.clock())
+        """Every character, and the world's evolution reports."""
+        return world_document([self.export_character(c) for c in self.characters()], self.world.clock(),
+                              reports_document(self.world))
 
     # -- reading: recall ------------------------------------------------------------------
 

@@ -19,7 +19,9 @@ import click
 
 from curator.api import Curator, parse_turn
 from curator.calls import CallSummary, last_call_seq, summarize_calls
+from curator.cli_show import print_evolution, trust_phrase
 from curator.errors import CuratorError, InvalidTurn
+from curator.exporting_evolution import evolution_document
 from curator.llm import ModelSettings
 from curator.models import Character, Memory, Turn, display_name
 from curator.narration import feeling_words
@@ -27,6 +29,7 @@ from curator.results import ChangeSet, TurnResult
 from curator.steps import FallbackDecider
 
 F = TypeVar("F", bound=Callable[..., Any])
+EvolutionView = tuple[dict[str, Any], list[str]]
 
 
 def db_option(fn: F) -> F:
@@ -252,12 +255,15 @@ def _marker(memory: Memory) -> str:
 
 
 def _print_character(character: Character, counts: dict[str, int], *, brief: bool = False,
-                     about: str | None = None) -> None:
+                     about: str | None = None, evolution: EvolutionView | None = None) -> None:
+    """`evolution`: (exporting_evolution.evolution_document, the configured attributes)."""
     own = character.self_memories
     click.secho(f"{character.name}", bold=True, nl=False)
     click.echo(f" — {counts['recent']} recent, {counts['core']} core, {counts['archived']} archived")
     if character.persona:
         click.echo(f"  persona: {character.persona}")
+    if about is None and evolution is not None:
+        print_evolution(*evolution)
     if about is None:
         if own.immediate_context:
             click.echo(f"  now: {own.immediate_context}")
@@ -272,7 +278,7 @@ def _print_character(character: Character, counts: dict[str, int], *, brief: boo
             continue
         click.echo(f"  {display_name(other)}: feels {feeling_words(rel.current_sentiment)} "
                    f"({rel.current_sentiment:+.2f}), bond {feeling_words(rel.overall_bond, slow=True)} "
-                   f"({rel.overall_bond:+.2f}), {rel.interactions} interactions")
+                   f"({rel.overall_bond:+.2f}){trust_phrase(rel)}, {rel.interactions} interactions")
         if rel.long_term_summary:
             click.echo(f"     {rel.long_term_summary}")
         for memory in rel.core_memories:
@@ -325,6 +331,10 @@ def observe(file: Any, model: str | None, api_base: str | None, mode: str | None
 def show(character: str, about: str | None, links: bool, db: str, as_json: bool) -> None:
     """Show what CHARACTER remembers: self, relationships, summaries, core memories.
 
+    Also its latest personality snapshot, its attributes with the last change of each and
+    the memory that caused it, and trust and rapport in each character it knows (--json:
+    the character's export document, with every snapshot and the whole change log).
+
     With --links: the memory network instead, each linked memory with its lens priorities
     and its links (strength, and whether by shared words or a shared subject)."""
     key = about.strip().casefold() if about else None
@@ -339,6 +349,7 @@ def show(character: str, about: str | None, links: bool, db: str, as_json: bool)
             char = curator.character(character)
             counts = curator.counts(character)
             name, others = char.name, char.relationships
+            evolution = (evolution_document(curator.world, char.id), curator.config.evolution.attributes)
     if key is not None and key not in others:
         raise click.ClickException(f"{name} has no memories about {about!r}")
     if as_json:
@@ -348,7 +359,7 @@ def show(character: str, about: str | None, links: bool, db: str, as_json: bool)
         else:
             _print_json(document)
         return
-    _print_character(char, counts, about=key)
+    _print_character(char, counts, about=key, evolution=evolution)
 
 
 def _show_links(character: str, about: str | None, db: str, as_json: bool) -> None:

@@ -76,6 +76,20 @@ class WorldFormatError(CuratorError):
     """A world file or an export document is not something curator can read."""
 
 
+class MalformedExport(WorldFormatError):
+    """An export document failed validation on import, so nothing of it was written.
+
+    `field` is the path to the offending value from the document's root, dotted like
+    pydantic's loc (`characters.0.personality_snapshots.2.work_style`); `character` is the
+    id of the character whose part it is in, when there is one."""
+
+    def __init__(self, message: str, *, field: str | None = None, character: str | None = None):
+        self.field, self.character = field, character
+        who = f"character {character!r}: " if character else ""
+        at = f"field {field!r}: " if field else ""
+        super().__init__(f"malformed export: {who}{at}{message}")
+
+
 class BlockTooLarge(InvalidInput):
     """A write would make a block longer than its `char_limit`; nothing was written."""
 

@@ -33,8 +33,8 @@ class Goal(BaseModel):
 
     character: str
     label: str
-    description: str
-    progress: float
+    description: str = Field(min_length=1, max_length=MAX_DESCRIPTION)
+    progress: float = Field(ge=0.0, le=1.0)
     priority: int = 0
     status: Status = "active"
     set_at: datetime
@@ -45,8 +45,8 @@ class Goal(BaseModel):
 class GoalStep(BaseModel):
     """One logged change of a goal: its progress after it, the note and when."""
 
-    progress: float
-    note: str
+    progress: float = Field(ge=0.0, le=1.0)
+    note: str = Field(default="", max_length=MAX_NOTE)
     world_time: datetime
 
 
@@ -164,25 +164,18 @@ def export_goals(world: World, character: str) -> builtins.list[dict[str, Any]]:
             for goal in goals.list(character, include_closed=True)]
 
 
-def import_goals(world: World, character: str, documents: builtins.list[Any]) -> None:
-    """Replace a character's goals with those of an export document; call inside a transaction."""
-    for table in ("goals", "goal_history"):
-        world.conn.execute(f"delete from {table} where character = ?", (character,))
-    for doc in documents:
-        if not isinstance(doc, dict):
-            raise InvalidInput("each goal is an object", field="goals")
-        try:
-            goal = Goal.model_validate(doc | {"character": character})
-            history = [GoalStep.model_validate(s) for s in doc.get("history", [])]
-        except ValueError as error:
-            raise InvalidInput(f"a goal of {character}: {error}", field="goals") from error
-        key = _label(goal.label)
-        world.conn.execute(
-            f"insert into goals ({_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (character, key, goal.description, goal.progress, goal.priority, int(goal.status == "active"),
-             iso(goal.set_at), iso(goal.updated_at), iso(goal.done_at) if goal.done_at else None))
-        for step in history:
-            _log(world, character, key, step.progress, step.note, iso(step.world_time))
+def import_goal(world: World, character: str, doc: Any) -> None:
+    """Write one goal of an export document, with its history (inside the caller's
+    transaction, after the character's goals were cleared); a malformed one raises."""
+    goal = Goal.model_validate({**doc, "character": character})
+    history = [GoalStep.model_validate(step) for step in doc.get("history", [])]
+    key = _label(goal.label)
+    world.conn.execute(
+        f"insert into goals ({_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (character, key, goal.description, goal.progress, goal.priority, int(goal.status == "active"),
+         iso(goal.set_at), iso(goal.updated_at), iso(goal.done_at) if goal.done_at else None))
+    for step in history:
+        _log(world, character, key, step.progress, step.note, iso(step.world_time))
 
 
 class GoalReview(BaseModel):

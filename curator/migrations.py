@@ -12,7 +12,6 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
-FORMAT_VERSION = 1  # the version of curator's export documents
 migrations = Migrations("curator")
 
 _MEMORY_COLUMNS: dict[str, Any] = {

@@ -20,7 +20,6 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from curator.errors import InvalidInput
 from curator.models import Gap, Turn, iso
 from curator.store import World
 
@@ -127,17 +126,14 @@ def export_practice(world: World, character: str) -> list[dict[str, object]]:
     return [dict(zip(_FIELDS, r, strict=True)) | {"named": bool(r[4])} for r in rows]
 
 
-def import_practice(world: World, character: str, documents: list[dict[str, object]]) -> None:
-    """Replace a character's tallies with an export document's; call inside a transaction."""
-    world.conn.execute("delete from practice where character = ?", (character,))
-    for doc in documents:
-        try:
-            values = (character, str(doc["skill"])[:MAX_SKILL], int(str(doc["attempts"])),
-                      int(str(doc["went_as_meant"])), int(str(doc["went_wrong"])),
-                      int(bool(doc.get("named"))), str(doc["last_turn"]),
-                      iso(datetime.fromisoformat(str(doc["last_at"]))))
-        except (KeyError, TypeError, ValueError) as error:
-            raise InvalidInput(f"a practice record of {character}: {error!r}", field="practice") from error
-        world.conn.execute(
-            "insert into practice (character, skill, attempts, went_as_meant, went_wrong, named, last_turn, "
-            "last_at) values (?, ?, ?, ?, ?, ?, ?, ?)", values)
+def import_practice(world: World, character: str, doc: dict[str, object]) -> None:
+    """Write one tally of an export document (inside the caller's transaction, after the
+    character's tallies were cleared); a malformed one raises KeyError or ValueError."""
+    attempts, good, bad = (int(str(doc[k])) for k in ("attempts", "went_as_meant", "went_wrong"))
+    if not 0 <= good + bad <= attempts:
+        raise ValueError(f"went_as_meant + went_wrong ({good} + {bad}) is more than attempts ({attempts})")
+    world.conn.execute(
+        "insert into practice (character, skill, attempts, went_as_meant, went_wrong, named, last_turn, "
+        "last_at) values (?, ?, ?, ?, ?, ?, ?, ?)",
+        (character, str(doc["skill"])[:MAX_SKILL], attempts, good, bad, int(bool(doc.get("named"))),
+         str(doc["last_turn"]), iso(datetime.fromisoformat(str(doc["last_at"])))))

@@ -205,7 +205,7 @@ def _check_memory(memory: dict[str, Any]) -> None:
 def test_show_json_has_the_seed_001_shape(runner: CliRunner, world: Path) -> None:
     doc = show(runner, world)
     assert doc["format"] == "curator.character"
-    assert doc["format_version"] == 1
+    assert doc["format_version"] == 2
     assert doc["character"]["id"] == "bear"
     own = doc["self_memories"]
     assert {"immediate_context", "recent_events", "core_memories"} <= set(own)
@@ -249,6 +249,64 @@ def test_show_human_output(runner: CliRunner, world: Path) -> None:
     for name in ("Wolf", "Fox", "Owl", "Poacher"):
         assert f"{name}:" in everything
     assert "core:" in everything
+
+
+@pytest.fixture
+def evolved(runner: CliRunner, world: Path) -> Path:
+    """The played world after one evolution cycle at its clock."""
+    ok(invoke(runner, "evolve", "--db", str(world), "--out", str(world.with_suffix(".md"))))
+    return world
+
+
+def test_show_before_any_cycle_says_so(runner: CliRunner, world: Path) -> None:
+    text = ok(invoke(runner, "show", "bear", "--db", str(world))).stdout
+    assert "evolution: no cycle yet" in text
+    assert "attributes:" not in text and "personality" not in text
+    assert "trusts somewhat (50%), rapport 50%" in text  # neutral until a cycle moves them
+
+
+def test_show_human_output_has_personality_attributes_and_trust(runner: CliRunner, evolved: Path) -> None:
+    text = ok(invoke(runner, "show", "bear", "--db", str(evolved))).stdout
+    doc = show(runner, evolved)
+    snapshot = doc["personality_snapshots"][-1]
+    assert f"personality (snapshot 1, {snapshot['world_time']}):" in text
+    for key, label in (("work_style", "work style"), ("risk_tolerance", "risk tolerance"),
+                       ("social_orientation", "social orientation"), ("learning_style", "learning style"),
+                       ("stress_response", "stress response")):
+        assert f"{label}: {snapshot[key].replace('_', ' ')}" in text
+    assert f"identity (the fallback): {snapshot['identity_summary']}" in text
+    lines = text.splitlines()
+    # Every attribute with its value, and the last change with the memory that caused it.
+    for name, attribute in doc["attributes"].items():
+        line = next(x for x in lines if x.strip().startswith(f"{name} {attribute['value']:.2f}"))
+        changes = [c for c in doc["attribute_changes"] if c["attribute"] == name and c["other"] is None]
+        if changes:
+            last = changes[-1]
+            assert f"(last {last['delta']:+.3f} at {last['world_time']}: " in line, line
+            assert line.endswith(f"memory {last['memory_id']})"), line
+            assert last["reason"].split(": ", 1)[1] in line
+    assert any("(last " in x for x in lines)  # the fixture moved something
+    for other, rel in doc["relationships"].items():
+        line = next(x for x in lines if x.startswith(f"  {other.title()}: feels"))
+        assert f"({rel['trust']:.0%}), rapport {rel['rapport']:.0%}" in line, line
+    about = ok(invoke(runner, "show", "bear", "--about", "fox", "--db", str(evolved))).stdout
+    assert "personality" not in about and "attributes:" not in about  # only the relationship
+    assert f"rapport {doc['relationships']['fox']['rapport']:.0%}" in about
+
+
+def test_show_json_has_what_the_human_output_shows(runner: CliRunner, evolved: Path) -> None:
+    doc = show(runner, evolved)
+    assert doc["format_version"] == 2
+    [snapshot] = doc["personality_snapshots"]
+    assert {"work_style", "risk_tolerance", "social_orientation", "learning_style", "stress_response",
+            "identity_summary"} <= set(snapshot)
+    assert doc["attributes"]["caution"]["value"] == snapshot["attributes"]["caution"]
+    assert doc["attribute_changes"] and all(c["memory_id"].startswith("m_") for c in doc["attribute_changes"])
+    moved = [rel for rel in doc["relationships"].values() if (rel["trust"], rel["rapport"]) != (0.5, 0.5)]
+    assert moved
+    about = show(runner, evolved, "bear", "--about", "fox")
+    assert (about["relationship"]["trust"], about["relationship"]["rapport"]) == (
+        doc["relationships"]["fox"]["trust"], doc["relationships"]["fox"]["rapport"])
 
 
 # -- 5. errors ----------------------------------------------------------------------------
@@ -468,6 +526,29 @@ def test_import_rejects_non_curator_files(runner: CliRunner, world: Path, tmp_pa
     assert_one_line_error(invoke(runner, "import", str(path), "--replace", "--db", str(world)),
                           needle)
     assert counts(runner, world) == before
+
+
+def test_an_evolved_world_round_trips_through_export_and_import(runner: CliRunner, evolved: Path,
+                                                                 tmp_path: Path) -> None:
+    exported = _export(runner, evolved, tmp_path / "world.json")
+    assert len(exported["evolution_reports"]) == 1
+    copy = tmp_path / "copy.db"
+    ok(invoke(runner, "import", str(tmp_path / "world.json"), "--db", str(copy)))
+    assert _export(runner, copy, tmp_path / "copy.json") == exported
+    assert ok(invoke(runner, "show", "bear", "--db", str(copy))).stdout == \
+        ok(invoke(runner, "show", "bear", "--db", str(evolved))).stdout
+
+
+def test_import_names_the_malformed_field_and_writes_nothing(runner: CliRunner, evolved: Path,
+                                                            tmp_path: Path) -> None:
+    document = _export(runner, evolved, tmp_path / "world.json")
+    document["characters"][0]["personality_snapshots"][0]["risk_tolerance"] = None
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    before = ok(invoke(runner, "export", "--db", str(evolved))).stdout
+    assert_one_line_error(invoke(runner, "import", str(path), "--replace", "--db", str(evolved)),
+                          "'characters.0.personality_snapshots.0.risk_tolerance'", "'bear'")
+    assert ok(invoke(runner, "export", "--db", str(evolved))).stdout == before
 
 
 # -- 9. fade ------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from curator import Curator
 from curator.cli import cli
 from curator.context import LAYERS
-from curator.errors import InvalidInput, UnknownCharacter, UnknownGoal
+from curator.errors import InvalidInput, MalformedExport, UnknownCharacter, UnknownGoal
 from curator.goals import progress_bar
 from curator.models import Gap, Memory, MemoryKind, Turn
 from curator.mood import mood_of
@@ -271,6 +271,33 @@ def test_a_cycle_reviews_goals_with_what_moved_and_what_bears_on_them(bear: Cura
     assert third.unchanged and third.id == second.id  # nothing moved since
 
 
+def test_export_and_import_carry_goals_and_practice(bear: Curator) -> None:
+    bear.goals.set("bear", "honey", "Find a beehive Fox cannot reach", progress=0.3, note="start")
+    document = bear.export_world()
+    with Curator(":memory:") as fresh:
+        fresh.import_document(document)
+        assert fresh.goals.history("bear", "honey") == bear.goals.history("bear", "honey")
+        assert fresh.abilities("bear", habits=True) == bear.abilities("bear", habits=True)
+        assert fresh.export_world()["characters"] == document["characters"]
+        fresh.goals.advance("bear", "honey", 0.1)
+        moved = fresh.evolve()  # the cycle the export carried reviewed nothing of this goal yet
+        assert "Find a beehive Fox cannot reach ████░░░░░░ 40% (new)" in moved.report
+
+
+def test_a_malformed_goal_or_tally_names_its_field(bear: Curator) -> None:
+    bear.goals.set("bear", "honey", "Find a beehive")
+    document = bear.export_character("bear")
+    document["goals"][0]["progress"] = 4
+    document["practice"][0]["went_wrong"] = 99
+    with Curator(":memory:") as fresh, pytest.raises(MalformedExport) as caught:
+        fresh.import_document(document)
+    assert caught.value.field == "goals.0.progress"
+    del document["goals"]
+    with Curator(":memory:") as fresh, pytest.raises(MalformedExport) as caught:
+        fresh.import_document(document)
+    assert caught.value.field == "practice.0"
+
+
 def test_deleting_a_character_deletes_its_goals_and_practice(bear: Curator) -> None:
     bear.goals.set("bear", "honey", "Find a beehive")
     removed = bear.delete_character("bear")
@@ -312,6 +339,9 @@ def test_cli_goals_and_abilities(tmp_path: Path) -> None:
     assert run("abilities", "bear").output == (
         "climb: 3 tries, 0 went as meant, 3 went wrong; it mostly goes wrong for you\n")
     assert json.loads(run("abilities", "bear", "--json").output)[0]["went_wrong"] == 3
+    shown = run("show", "bear").output
+    assert "  goal honey: Find a beehive ██████████ 100% [done]\n" in shown
+    assert "  practised: climb 0/3 as meant, 3 wrong\n" in shown
     assert run("goal", "delete", "bear", "honey").exit_code == 0
     assert run("goal", "list", "bear", "--all").output == "Bear has no goals.\n"
 

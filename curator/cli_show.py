@@ -1,0 +1,85 @@
+"""How `curator show` puts a character's evolution in words: its goals and what it has
+practised, its attributes with their last change and the memory that caused it, its latest
+personality snapshot, and trust and rapport in each character it knows.
+
+The words are read from the same entries `curator show --json` prints (the export
+document's `goals`, `practice`, `attributes`, `attribute_changes` and `personality_snapshots`, built by
+exporting_evolution.evolution_document), so the two outputs say the same things.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import click
+
+from curator.context import trust_words
+from curator.goals import progress_bar
+from curator.models import Relationship
+
+TRAIT_LABELS = (("work_style", "work style"), ("risk_tolerance", "risk tolerance"),
+                ("social_orientation", "social orientation"), ("learning_style", "learning style"),
+                ("stress_response", "stress response"))
+_BY = {"model": "a model", "fallback": "the fallback"}
+
+
+def print_evolution(evolution: Mapping[str, Any], order: Sequence[str]) -> None:
+    """The personality and attribute lines of `curator show` (under the persona). `order` is
+    the world's configured attributes, shown first and in that order."""
+    snapshots: list[dict[str, Any]] = evolution["personality_snapshots"]
+    attributes: dict[str, dict[str, Any]] = evolution["attributes"]
+    _print_goals_and_skills(evolution.get("goals") or [], evolution.get("practice") or [])
+    if not snapshots and not attributes:
+        click.echo("  evolution: no cycle yet (`curator evolve` runs one)")
+        return
+    if snapshots:
+        _print_snapshot(snapshots[-1], len(snapshots))
+    if attributes:
+        last = last_changes(evolution["attribute_changes"])
+        click.echo("  attributes:")
+        names = [n for n in order if n in attributes] + sorted(set(attributes) - set(order))
+        for name in names:
+            click.echo(f"     {name} {attributes[name]['value']:.2f}{_change_words(last.get(name))}")
+
+
+def _print_goals_and_skills(goals: Sequence[Mapping[str, Any]],
+                            practice: Sequence[Mapping[str, Any]]) -> None:
+    for goal in goals:
+        status = "" if goal["status"] == "active" else f" [{goal['status']}]"
+        click.echo(f"  goal {goal['label']}: {goal['description']} {progress_bar(goal['progress'])} "
+                   f"{goal['progress']:.0%}{status}")
+    if practice:
+        tallies = sorted(practice, key=lambda t: (-int(t["attempts"]), str(t["skill"])))
+        click.echo("  practised: " + "; ".join(
+            f"{t['skill']} {t['went_as_meant']}/{t['attempts']} as meant, {t['went_wrong']} wrong"
+            for t in tallies))
+
+
+def last_changes(changes: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    """Each attribute's latest logged change (trust and rapport in others are not attributes)."""
+    return {c["attribute"]: c for c in changes if c["other"] is None}
+
+
+def _print_snapshot(snapshot: Mapping[str, Any], count: int) -> None:
+    click.echo(f"  personality (snapshot {count}, {snapshot['world_time']}):")
+    click.echo("     " + ", ".join(f"{label}: {str(snapshot[key]).replace('_', ' ')}"
+                                   for key, label in TRAIT_LABELS))
+    if snapshot["identity_summary"]:
+        click.echo(f"     identity ({_BY.get(snapshot['narrative_by'], snapshot['narrative_by'])}): "
+                   f"{snapshot['identity_summary']}")
+
+
+def _change_words(change: Mapping[str, Any] | None) -> str:
+    if change is None:
+        return ""
+    # A change's reason reads "caution +0.021: 'the memory…' (why)": the part after the
+    # name and delta is the cause, which this line gives its own delta and time.
+    cause = str(change["reason"]).split(": ", 1)[-1]
+    return (f" (last {change['delta']:+.3f} at {change['world_time']}: {cause}, "
+            f"memory {change['memory_id']})")
+
+
+def trust_phrase(rel: Relationship) -> str:
+    """', trusts little (31%), rapport 40%' for a relationship's line."""
+    return f", trusts {trust_words(rel.trust)} ({rel.trust:.0%}), rapport {rel.rapport:.0%}"

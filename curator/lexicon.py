@@ -26,6 +26,23 @@ _STOPWORDS = frozenset({
     "still", "one", "has", "have", "had", "did", "does", "do", "what", "who", "there", "here"})
 
 
+def unnegated(words: list[str]) -> tuple[list[str], list[str]]:
+    """Split words into those said plainly and those a negator undoes: a word is negated when
+    one of the two words before it is a negator, when it follows "out of", or when its object
+    is nothing ("you find no honey", "catch nothing")."""
+    plain: list[str] = []
+    negated: list[str] = []
+    for i, word in enumerate(words):
+        before = words[max(0, i - 2):i]
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if (any(b in NEGATORS for b in before) or before == ["out", "of"]
+                or after in ("no", "nothing", "none")):
+            negated.append(word)
+        else:
+            plain.append(word)
+    return plain, negated
+
+
 def content_words(text: str) -> set[str]:
     """The words that carry an event: what dedup compares, so shared phrasing is not a repeat."""
     return {w for w in tokens(text) if len(w) > 2 and w not in _STOPWORDS}
@@ -105,11 +122,20 @@ FAIL_PHRASES = ("catch nothing", "caught nothing", "nothing to eat", "nothing in
 SUCCESS = frozenset({"catch", "caught", "find", "found", "reach", "manag", "succeed", "enjoy",
                      "feast", "finish", "gather", "collect", "eat", "ate", "drink", "haul",
                      "rest", "slept", "sleep", "arriv", "win", "won", "grab", "pin"})
+# Words that undo the success word right after them ("stays out of reach", "you get no honey",
+# "never finds"): a negated success is a failure.
+NEGATORS = frozenset({"no", "not", "never", "without", "nothing", "cannot", "can't", "don't",
+                      "doesn't", "didn't", "won't", "unable", "fail", "fails", "failed", "nor"})
 TRIUMPH_WORDS = frozenset({"huge", "biggest", "finally", "enormous", "giant", "record",
                            "proud", "triumph", "magnificent", "best", "perfect"})
 SURPRISE = frozenset({"sudden", "unexpect", "surpris", "astonish", "startl", "instead",
                       "mysterious", "strange"})
 DISCOVERY = frozenset({"discover", "hidden", "secret", "uncover", "new", "found", "find"})
+# A superlative capped by "ever" ("the biggest salmon you have ever seen", "the best night of
+# your life") marks a record: a first of its kind, remembered as such.
+_NOT_SUPERLATIVE = "forest|nest|west|rest|chest|guest|quest|crest|interest|harvest|request|contest|honest"
+RECORD = re.compile(rf"\b(?!(?:{_NOT_SUPERLATIVE})\b)(?:\w+est|best|worst|most|least)\b(?:\W+\w+){{0,6}}?"
+                    r"\W+(?:ever|of (?:your|my|his|her|its|their) life)\b")
 NOVELTY_PHRASES = ("first time", "never before", "never seen", "for the first", "a stranger")
 INTENSE = frozenset({"furious", "terrif", "scream", "roar", "howl", "desperat", "panic",
                      "agony", "rage", "fierce", "savage", "violent", "frantic", "wild"})

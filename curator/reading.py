@@ -126,17 +126,19 @@ def _read(turn: Turn) -> Reading:
     reading.danger = reading.harm or bool(lx.stem_hits(words, lx.DANGER))
     reading.lethal = reading.danger and (
         bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
+    # "Out of reach", "you get no honey": a success word a negator undoes says it went wrong.
+    plain, negated = lx.unnegated(words)
     reading.failure = bool(lx.stem_hits(words, lx.FAIL, lx.FAIL_WORDS)) or any(
-        p in lower for p in lx.FAIL_PHRASES)
+        p in lower for p in lx.FAIL_PHRASES) or bool(lx.stem_hits(negated, lx.SUCCESS))
     # The action's own words in the outcome ("swipe for a trout" … "a trout") mean success only
     # when nothing in the text says it went wrong.
-    reading.success = bool(lx.stem_hits(words, lx.SUCCESS)) or (
+    reading.success = bool(lx.stem_hits(plain, lx.SUCCESS)) or (
         not reading.failure and len(action_words(turn.intent.action) & set(words)) >= 2)
     reading.triumph = reading.success and bool(set(words) & lx.TRIUMPH_WORDS)
     reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE))
     reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
     reading.intense = bool(lx.stem_hits(words, lx.INTENSE))
-    reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES)
+    reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
 
     for clause in clauses:
         _read_clause(clause, reading)
@@ -165,6 +167,27 @@ def _threat(character: str, reading: Reading) -> bool:
     return character in reading.harm_by or bool(lx.stem_hits([character], lx.DANGER))
 
 
+# Who can stand before a verb of harm: someone, not something ("the tender willow shoots").
+_SUBJECTS = frozenset({"he", "she", "it", "they", "who", "and", "then", "you", "i", "also"})
+
+
+def _harm_done(words: list[str], named: list[str]) -> bool:
+    """A verb of harm done by someone: the word before it (past an adverb) is a character, a
+    pronoun, a danger ("the hunter", "the rifle") or a verb it is coordinated with ("and")."""
+    names = {part for c in named for part in lx.tokens(display_name(c))}
+    for i, word in enumerate(words):
+        if not lx.stem_hits([word], lx.AGENT_HARM):
+            continue
+        j = i - 1
+        while j >= 0 and words[j].endswith("ly"):
+            j -= 1
+        before = words[j] if j >= 0 else ""
+        if (before == "" or before in _SUBJECTS or before in names
+                or before.removesuffix("'s") in names or lx.stem_hits([before], lx.DANGER)):
+            return True
+    return False
+
+
 def _read_clause(clause: Clause, reading: Reading) -> None:
     lower = clause.text.lower()
     for character in clause.named:
@@ -175,7 +198,7 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
         return
     w = clause.words
     thwart = bool(lx.stem_hits(w, lx.THWART, lx.THWART_WORDS))
-    harm_done = bool(lx.stem_hits(w, lx.AGENT_HARM))
+    harm_done = _harm_done(w, clause.named)
     hostile = thwart or harm_done or bool(lx.stem_hits(w, lx.BLOCK, lx.BLOCK_WORDS))
     helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(p in lower for p in lx.HELP_PHRASES)
     if clause.by_actor:

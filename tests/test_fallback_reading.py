@@ -1,0 +1,106 @@
+"""General English rules the fallback reads turns with: negation, records, who does harm,
+and the outcomes they lead to."""
+
+from __future__ import annotations
+
+from conftest import TurnFactory
+
+from curator import Gap, MemoryKind, Turn
+from curator.appraisal import AppraiseInput, appraise, lens_views
+from curator.config import AppraisalConfig
+from curator.fallback import interpret
+from curator.inputs import InterpretInput, RelationView
+from curator.lexicon import unnegated
+from curator.models import Relationship
+from curator.reading import read_turn
+
+
+def _inputs(turn: dict, *, perceiver: str | None = None, interactions: int = 3) -> InterpretInput:
+    t = Turn.model_validate(turn)
+    perceiver = perceiver or t.actor
+    role = "actor" if perceiver == t.actor else "observer"
+    subjects = list(t.others) if role == "actor" else [c for c in [t.actor, *t.others] if c != perceiver]
+    rels = {o: RelationView.of(Relationship(owner=perceiver, other=o, interactions=interactions))
+            for o in subjects}
+    return InterpretInput(perceiver=perceiver, role=role, persona="", turn=t, relationships=rels,
+                          recent_self=[], allowed_subjects=subjects)
+
+
+def _read(make_turn: TurnFactory, reality: str, **extra: object):  # type: ignore[no-untyped-def]
+    return read_turn(Turn.model_validate(make_turn(reality, **extra)))
+
+
+# -- negation -------------------------------------------------------------------------------
+
+def test_unnegated_splits_words_a_negator_undoes() -> None:
+    plain, negated = unnegated(["the", "hive", "stays", "out", "of", "reach", "and", "you", "get", "no",
+                                 "honey"])
+    assert "reach" in negated and "honey" in negated
+    assert "hive" in plain and "get" in negated and "stays" in plain
+
+
+def test_a_negated_success_is_a_failure_not_a_success(make_turn: TurnFactory) -> None:
+    reading = _read(make_turn, "The branch snaps and the beehive stays out of reach; you find no honey.",
+                    action="Climb the oak to the beehive")
+    assert reading.failure and not reading.success
+    assert reading.gap is Gap.FAILED
+
+
+def test_a_plain_success_is_still_a_success(make_turn: TurnFactory) -> None:
+    reading = _read(make_turn, "You reach the top of the oak and find the beehive full.",
+                    action="Climb the oak to the beehive")
+    assert reading.success and not reading.failure
+
+
+def test_a_fall_short_of_the_goal_is_remembered_as_a_failure(make_turn: TurnFactory) -> None:
+    turn = make_turn("Halfway up, the branch snaps and you tumble into the brambles. The beehive "
+                     "stays out of reach.", action="Climb the old oak to reach the beehive")
+    (memory,) = interpret(_inputs(turn)).memories
+    assert memory.kind is MemoryKind.FAILURE
+
+
+# -- records --------------------------------------------------------------------------------
+
+def test_a_superlative_capped_by_ever_is_a_record(make_turn: TurnFactory) -> None:
+    record = _read(make_turn, "You haul out the biggest salmon you have ever seen and eat it.",
+                   action="Fish below the falls")
+    plain = _read(make_turn, "You haul out a salmon and eat it in the forest, as happy as ever.",
+                  action="Fish below the falls")
+    assert record.novelty and not plain.novelty
+
+
+def test_the_catch_of_a_lifetime_is_a_triumph_worth_remembering(make_turn: TurnFactory) -> None:
+    turn = make_turn("After a long wait you haul out the biggest salmon you have ever seen, proud "
+                     "and full.", action="Fish below the falls")
+    (memory,) = interpret(_inputs(turn)).memories
+    assert memory.kind is MemoryKind.TRIUMPH
+    assert memory.importance >= 0.5  # over the triumph threshold
+
+
+# -- who does harm --------------------------------------------------------------------------
+
+def test_a_harm_word_used_as_a_noun_is_no_harm(make_turn: TurnFactory) -> None:
+    turn = make_turn("Beaver shares the tender willow shoots with you.", others=["beaver"],
+                     action="Drink at the pond")
+    reading = read_turn(Turn.model_validate(turn))
+    assert not reading.harm and reading.roles["beaver"] == "helper"
+    (memory,) = interpret(_inputs(turn)).memories
+    assert memory.kind is MemoryKind.KINDNESS
+
+
+def test_a_harm_verb_after_its_doer_is_harm(make_turn: TurnFactory) -> None:
+    reading = _read(make_turn, "The poacher steps out and shoots you in the shoulder.",
+                    others=["poacher"])
+    assert reading.harm and "poacher" in reading.harm_by
+    assert reading.roles["poacher"] == "hostile"
+
+
+def test_the_danger_lens_does_not_read_a_noun_as_violence(make_turn: TurnFactory) -> None:
+    turn = make_turn("Beaver shares the tender willow shoots with you.", others=["beaver"],
+                     action="Drink at the pond")
+    inp = _inputs(turn)
+    drafts = interpret(inp).memories
+    judged = appraise(AppraiseInput(perceiver="bear", role="actor", persona="", turn=inp.turn,
+                                    memories=drafts, lenses=lens_views(AppraisalConfig())))
+    danger = judged.memories[0].lenses["danger"]
+    assert danger.priority == 0.0

@@ -71,7 +71,7 @@ def stem_hits(words: Iterable[str], stems: frozenset[str], exact: frozenset[str]
 BLOCK = frozenset({"block", "claim", "guard", "refus", "forbid", "stop", "prevent",
                    "chase", "drive", "shove", "push", "threaten", "corner", "confront", "deny",
                    "growl", "snarl", "snap", "charg", "ambush", "attack", "lung", "pounc", "swat",
-                   "mock", "jeer", "taunt", "sneer", "shoulder"})
+                   "mock", "jeer", "taunt", "sneer", "shoulder", "knock"})
 BLOCK_WORDS = frozenset({"bares", "bared", "baring", "bars", "barred", "bit", "bite", "bites",
                          "biting", "hits", "hit", "strikes", "struck", "laugh", "laughs"})
 # The action happened, then someone spoiled or took it.
@@ -87,13 +87,16 @@ HELP = frozenset({"help", "save", "rescu", "protect", "defend", "warn", "share",
                   "lead", "offer", "assist", "comfort", "shelter", "fetch", "point", "nudg",
                   "tend", "feed"})
 HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "brought", "carry",
-                        "carries"})
+                        "carries", "free", "frees", "freed", "freeing"})
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
                 "steps aside to let you", "lets you")
 # Acts on the actor that protect it, whatever else the verbs say ("guards you" vs "guards the bushes").
 RESCUE_PHRASES = ("frees you", "pulls you", "drags you", "saves you", "stands between", "guards you",
-                  "shields you", "protects you", "defends you", "watches over you", "covers you")
+                  "shields you", "protects you", "defends you", "watches over you", "covers you",
+                  # the same acts going on ("lies down outside, guarding you")
+                  "freeing you", "saving you", "guarding you", "shielding you", "protecting you",
+                  "defending you", "watching over you")
 # Acting against a third party on the actor's behalf: the agent helps, whatever the verbs say.
 PROTECT_PHRASES = ("fights off", "fought off", "drives off", "drove off", "drives the", "chases off",
                    "chases away", "scares off", "scares away", "fends off", "stands between",

@@ -16,6 +16,9 @@ from curator import lexicon as lx
 from curator.models import Gap, Turn, display_name
 
 _CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+")
+# "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
+# own deed is that deed's result, so it stays in the actor's clause.
+_RESULT = re.compile(r"\s+until\s+")
 _PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their"})
 _STOP = frozenset({"the", "a", "an", "to", "my", "your", "of", "and", "for", "some", "at", "in", "on",
                    "with", "from", "into", "this", "that", "try", "go", "head", "get", "out", "up"})
@@ -75,7 +78,7 @@ def _name_pattern(character: str) -> re.Pattern[str]:
 def _clauses(turn: Turn) -> list[Clause]:
     cast = [c for c in turn.characters if c != turn.actor]
     out: list[Clause] = []
-    for raw in _CLAUSES.split(turn.reality):
+    for raw in _split(turn.reality):
         text = raw.strip()
         if not text:
             continue
@@ -93,6 +96,18 @@ def _clauses(turn: Turn) -> list[Clause]:
             named = [agent]
         out.append(Clause(text=text, words=words, agent=agent, named=named))
     return out
+
+
+def _split(reality: str) -> list[str]:
+    pieces: list[str] = []
+    for sentence in re.split(r"(?<=[.;!?])\s+", reality):
+        head, *results = _RESULT.split(sentence, maxsplit=1)
+        parts = _CLAUSES.split(head)
+        if results and lx.tokens(parts[-1])[:1] == ["you"]:
+            parts[-1] = f"{parts[-1]} until {results[0]}"
+            results = []
+        pieces += parts + [p for r in results for p in _CLAUSES.split(r)]
+    return pieces
 
 
 def action_words(action: str) -> set[str]:
@@ -207,6 +222,8 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
         if clause.named and act != "met":
             sign = 1 if act == "helped" else -1
             shown = [t for t in lx.traits_of(w) if lx.trait_polarity(t) * sign > 0]
+            if act == "hostile" and any(_threat(c, reading) for c in clause.named):
+                shown = ["brave"]  # standing up to a threat (a poacher, an attacker) is brave
             reading.actor_traits.extend(t for t in shown if t not in reading.actor_traits)
         for character in clause.named:
             reading.acts_on.setdefault(character, act)

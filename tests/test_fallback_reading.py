@@ -104,3 +104,42 @@ def test_the_danger_lens_does_not_read_a_noun_as_violence(make_turn: TurnFactory
                                     memories=drafts, lenses=lens_views(AppraisalConfig())))
     danger = judged.memories[0].lenses["danger"]
     assert danger.priority == 0.0
+
+
+# -- the actor's own deeds ------------------------------------------------------------------
+
+def test_what_follows_until_after_the_actors_deed_is_its_result(make_turn: TurnFactory) -> None:
+    turn = make_turn("You dig out the trap stake and pry the jaws open until Wolf pulls his leg free.",
+                     others=["wolf"], action="Free Wolf")
+    reading = read_turn(Turn.model_validate(turn))
+    assert reading.acts_on["wolf"] == "helped"
+    (memory,) = [m for m in interpret(_inputs(turn)).memories if m.subject == "wolf"]
+    assert "trap stake" in memory.content and "Wolf" in memory.content
+
+
+def test_until_after_someone_elses_deed_still_splits(make_turn: TurnFactory) -> None:
+    reading = _read(make_turn, "Wolf bares his teeth and growls until you back away.", others=["wolf"])
+    assert reading.roles["wolf"] == "hostile"
+
+
+def test_knocking_down_a_threat_is_hostile_to_it_and_brave(make_turn: TurnFactory) -> None:
+    turn = make_turn("You knock the poacher down; he drops his rifle and flees.", others=["poacher"],
+                     action="Charge the human")
+    reading = read_turn(Turn.model_validate(turn))
+    assert reading.acts_on["poacher"] == "hostile"
+    assert reading.actor_traits == ["brave"]
+    (feeling,) = interpret(_inputs(turn)).feelings
+    assert feeling.toward == "poacher" and feeling.sentiment_shift < 0
+
+
+def test_an_observer_sees_the_rescuer_as_brave_and_protective(make_turn: TurnFactory) -> None:
+    turn = make_turn("You knock the poacher down. You pry the jaws open until Wolf pulls his leg free.",
+                     others=["poacher", "wolf"], observers=["wolf"], action="Charge the human")
+    (seen, *_) = interpret(_inputs(turn, perceiver="wolf")).memories
+    assert seen.subject == "bear" and {"brave", "protective"} <= set(seen.traits)
+
+
+def test_guarding_you_is_a_rescue_not_a_block(make_turn: TurnFactory) -> None:
+    reading = _read(make_turn, "Bear lies down outside your den, guarding you while you sleep.",
+                    others=["bear"], actor="wolf")
+    assert reading.roles["bear"] == "helper"

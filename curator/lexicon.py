@@ -82,6 +82,13 @@ THWART_WORDS = frozenset({"stole", "stolen", "took"})
 BETRAY = frozenset({"betray", "trick", "deceiv", "cheat", "fool", "mislead", "abandon", "lur"})
 BETRAY_WORDS = frozenset({"lied", "misled", "duped"})
 BETRAY_PHRASES = ("lies to you", "lying to you", "a lie", "lied to")
+# A lure: leading someone somewhere, then mocking or deserting them there ("leads you into a
+# thicket and runs off laughing"). Guidance alone is help; with either of these it is a trick.
+GUIDE = frozenset({"lead", "guid", "show", "take"})
+GUIDE_WORDS = frozenset({"led", "took", "takes"})
+MOCK = frozenset({"mock", "jeer", "taunt", "sneer", "laugh", "snicker", "cackl", "smirk"})
+DESERT_PHRASES = ("runs off", "ran off", "run off", "runs away", "ran away", "leaves you", "left you",
+                  "slips away", "vanishes", "disappears")
 # Someone made it go better.
 HELP = frozenset({"help", "save", "rescu", "protect", "defend", "warn", "share", "guid", "show",
                   "lead", "offer", "assist", "comfort", "shelter", "fetch", "point", "nudg",
@@ -110,6 +117,10 @@ HARM = frozenset({"wound", "injur", "hurt", "bleed", "maul", "clamp", "crush", "
 # Harm done by someone ("the poacher shoots"); "my feet shoot out" is no wound.
 AGENT_HARM = frozenset({"shoot", "shot", "stab", "fires", "maul", "wound", "injur"})
 HARM_WORDS = frozenset({"blood", "bloody", "bitten", "limp", "limping"})
+# Tearing or cutting a body: "you tear your flank", "the thorns rip his ear" ("tears" alone can
+# be crying, so the owner of the body must follow).
+HARM_BODY = re.compile(r"\b(?:tear|tears|tore|torn|rip|rips|ripped|gash|gashes|gashed|cut|cuts)\s+"
+                       r"(your|my|his|her|its|their)\b")
 DANGER = frozenset({"poacher", "hunter", "rifle", "gun", "trap", "snare", "fire", "flood",
                     "storm", "avalanche", "predator", "danger", "threat", "steel", "bullet",
                     "wildfire", "rockslide", "collaps", "drown"})

@@ -137,7 +137,10 @@ def _read(turn: Turn) -> Reading:
     lower = turn.reality.lower()
     reading = Reading(gap=Gap.SUCCEEDED)
     reading.quiet = any(p in lower for p in lx.QUIET_PHRASES)
-    reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS))
+    torn = [m.group(1) for m in lx.HARM_BODY.finditer(lower)]
+    reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS)) or bool(torn)
+    # "You tear your flank": whoever tears it, a torn "your" body is the actor's.
+    reading.actor_harm = reading.actor_danger = "your" in torn
     reading.danger = reading.harm or bool(lx.stem_hits(words, lx.DANGER))
     reading.lethal = reading.danger and (
         bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
@@ -203,6 +206,12 @@ def _harm_done(words: list[str], named: list[str]) -> bool:
     return False
 
 
+def _lure(words: list[str], lower: str) -> bool:
+    """Led somewhere, then mocked or deserted there: a trick, however helpful the verb."""
+    return bool(lx.stem_hits(words, lx.GUIDE, lx.GUIDE_WORDS)) and (
+        bool(lx.stem_hits(words, lx.MOCK)) or any(p in lower for p in lx.DESERT_PHRASES))
+
+
 def _read_clause(clause: Clause, reading: Reading) -> None:
     lower = clause.text.lower()
     for character in clause.named:
@@ -230,7 +239,7 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
             _set_role(reading, character, "present")
         return
     betray = bool(lx.stem_hits(w, lx.BETRAY, lx.BETRAY_WORDS)) or any(
-        p in lower for p in lx.BETRAY_PHRASES)
+        p in lower for p in lx.BETRAY_PHRASES) or _lure(w, lower)
     targets = [c for c in clause.named[1:] if c != agent]
     protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(
         p in lower for p in lx.RESCUE_PHRASES) or (

@@ -143,3 +143,27 @@ def test_guarding_you_is_a_rescue_not_a_block(make_turn: TurnFactory) -> None:
     reading = _read(make_turn, "Bear lies down outside your den, guarding you while you sleep.",
                     others=["bear"], actor="wolf")
     assert reading.roles["bear"] == "helper"
+
+
+# -- tricks ---------------------------------------------------------------------------------
+
+def test_led_somewhere_and_laughed_at_is_a_betrayal(make_turn: TurnFactory) -> None:
+    turn = make_turn("Fox leads you into a thorn thicket and runs off laughing; you tear your flank "
+                     "getting out.", others=["fox"], actor="deer", action="Follow Fox to the sweet grass")
+    reading = read_turn(Turn.model_validate(turn))
+    assert reading.roles["fox"] == "betrayer" and reading.actor_harm
+    result = interpret(_inputs(turn))
+    (memory,) = [m for m in result.memories if m.subject == "fox"]
+    assert memory.kind is MemoryKind.BETRAYAL and memory.valence < 0
+    assert result.feelings[0].sentiment_shift < -0.5
+
+
+def test_being_led_somewhere_good_is_still_help(make_turn: TurnFactory) -> None:
+    reading = _read(make_turn, "Fox leads you into a hidden glade full of sweet grass.", others=["fox"])
+    assert reading.roles["fox"] == "helper"
+
+
+def test_a_torn_body_is_harm_but_tears_alone_are_not(make_turn: TurnFactory) -> None:
+    assert _read(make_turn, "You tear your flank on the thorns.").actor_harm
+    assert _read(make_turn, "You tear your flank on the thorns.").harm
+    assert not _read(make_turn, "Tears run down the old man's face as he sings.").harm

@@ -109,6 +109,10 @@ PROTECT_PHRASES = ("fights off", "fought off", "drives off", "drove off", "drive
                    "chases away", "scares off", "scares away", "fends off", "stands between",
                    "frees you", "pulls you", "drags you", "leaps between", "saves you",
                    "tackles the", "lunges at the", "attacks the", "charges the", "bites the")
+# Hiding what one does ("sweeping your tracks away", "covers its trail"): a secret, and a sign
+# the doer knows the deed is wrong.
+CONCEAL = re.compile(r"\b(?:sweep|cover|hid|hide|brush|eras|conceal)\w*\s+(?:\w+\s+){0,2}?"
+                     r"(?:tracks|trail|traces|footprints|prints)\b|\b(?:furtive|stealthi|sneak)\w*")
 IGNORE = frozenset({"ignor", "pass", "nod", "glanc", "watch", "sniff"})
 # Bodily harm, and danger to life.
 # States of harm: they say someone got hurt, never who did it.

@@ -67,6 +67,7 @@ class Reading:
     intense: bool = False
     novelty: bool = False
     thwart: bool = False
+    concealed: bool = False  # someone hid what they did
 
 
 @lru_cache(maxsize=4096)
@@ -157,9 +158,13 @@ def _read(turn: Turn) -> Reading:
     reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
     reading.intense = bool(lx.stem_hits(words, lx.INTENSE))
     reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
+    reading.concealed = bool(lx.CONCEAL.search(lower))
 
     for clause in clauses:
         _read_clause(clause, reading)
+        hides = clause.by_actor and bool(lx.CONCEAL.search(clause.text.lower()))
+        if hides and "deceitful" not in reading.actor_traits:
+            reading.actor_traits.append("deceitful")  # hiding one's deed shows one knows it is wrong
         if clause.about_actor and not clause.by_actor:
             # Danger to the actor is danger in what happens *to* it, not in what it does.
             text = clause.text.lower()

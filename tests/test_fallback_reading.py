@@ -167,3 +167,36 @@ def test_a_torn_body_is_harm_but_tears_alone_are_not(make_turn: TurnFactory) -> 
     assert _read(make_turn, "You tear your flank on the thorns.").actor_harm
     assert _read(make_turn, "You tear your flank on the thorns.").harm
     assert not _read(make_turn, "Tears run down the old man's face as he sings.").harm
+
+
+# -- what observers see ---------------------------------------------------------------------
+
+def test_an_observer_remembers_a_deed_hidden_and_thinks_less_of_the_doer(make_turn: TurnFactory) -> None:
+    turn = make_turn("You drag the honeycomb out of the hollow log and carry it home, sweeping your "
+                     "tracks away with your tail.", actor="fox", observers=["owl"], action="Raid the log")
+    reading = read_turn(Turn.model_validate(turn))
+    assert reading.concealed and "deceitful" in reading.actor_traits
+    result = interpret(_inputs(turn, perceiver="owl"))
+    (seen,) = result.memories
+    assert seen.subject == "fox" and "honeycomb" in seen.content
+    assert seen.importance >= 0.45 and seen.valence < 0  # over the witnessed threshold
+    assert [(f.toward, f.sentiment_shift < 0) for f in result.feelings] == [("fox", True)]
+
+
+def test_an_open_deed_shows_nothing_hidden(make_turn: TurnFactory) -> None:
+    reading = _read(make_turn, "You carry the honeycomb home along the trail.", actor="fox")
+    assert not reading.concealed and reading.actor_traits == []
+
+
+def test_an_observer_remembers_a_gift_seen(make_turn: TurnFactory) -> None:
+    turn = make_turn("You haul half your deer kill through the snow and drop it at Bear's den.",
+                     actor="wolf", others=["bear"], observers=["owl"], action="Feed Bear")
+    seen = interpret(_inputs(turn, perceiver="owl")).memories[0]
+    assert seen.subject == "wolf" and "deer" in seen.content and seen.importance >= 0.45
+
+
+def test_an_observer_forgets_a_plain_meeting(make_turn: TurnFactory) -> None:
+    turn = make_turn("You walk past Bear on the path.", actor="wolf", others=["bear"],
+                     observers=["owl"], action="Walk home")
+    seen = interpret(_inputs(turn, perceiver="owl")).memories[0]
+    assert seen.importance < 0.45

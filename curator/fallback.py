@@ -71,8 +71,6 @@ def significance(inp: InterpretInput, reading: Reading) -> float:
         score += 0.1
     if reading.concealed:
         score += 0.25  # a deed someone hid is a secret, whoever holds it
-    if not actor and any(act != "met" for act in reading.acts_on.values()):
-        score += 0.15  # seeing someone give to or turn on another is seeing who they are
     if reading.novelty or _first_meeting(inp, reading):
         score += 0.15
     if actor:

@@ -188,13 +188,6 @@ def test_an_open_deed_shows_nothing_hidden(make_turn: TurnFactory) -> None:
     assert not reading.concealed and reading.actor_traits == []
 
 
-def test_an_observer_remembers_a_gift_seen(make_turn: TurnFactory) -> None:
-    turn = make_turn("You haul half your deer kill through the snow and drop it at Bear's den.",
-                     actor="wolf", others=["bear"], observers=["owl"], action="Feed Bear")
-    seen = interpret(_inputs(turn, perceiver="owl")).memories[0]
-    assert seen.subject == "wolf" and "deer" in seen.content and seen.importance >= 0.45
-
-
 def test_an_observer_forgets_a_plain_meeting(make_turn: TurnFactory) -> None:
     turn = make_turn("You walk past Bear on the path.", actor="wolf", others=["bear"],
                      observers=["owl"], action="Walk home")

@@ -208,7 +208,9 @@ def _found_in(words: tuple[str, ...], stems: frozenset[str], exact: frozenset[st
     return tuple(out)
 
 
-_DANGER_STEMS = lx.HARM | lx.AGENT_HARM | lx.DANGER | lx.LETHAL
+# Verbs of harm (AGENT_HARM) count only when the reading found someone doing harm: "the tender
+# willow shoots" is talk of food, not of danger.
+_DANGER_STEMS = lx.HARM | lx.DANGER | lx.LETHAL
 
 
 def _named(words: list[str], limit: int = 3) -> str:
@@ -243,6 +245,8 @@ def _danger(scene: _Scene, draft: MemoryDraft) -> tuple[float, str]:
     if actor and draft.subject is not None and draft.subject in r.harm_by:
         harm = danger = True
     words = scene.find("danger", _DANGER_STEMS, lx.HARM_WORDS)
+    if r.harm_by:
+        words = words + [w for w in scene.find("violence", lx.AGENT_HARM) if w not in words]
     seen = "" if actor else " (seen, not lived)"
     # Living it counts more than seeing it, as in significance().
     if lethal:

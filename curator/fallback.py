@@ -26,7 +26,7 @@ from curator.inputs import (
     MemoryView,
     ReconcileInput,
 )
-from curator.lexicon import content_words
+from curator.lexicon import content_words, trait_polarity
 from curator.models import Gap, MemoryKind, Turn, display_name
 from curator.narration import describe_relationship, lower_first, retell, sentence, summary_tone
 from curator.reading import Reading, read_turn
@@ -69,6 +69,8 @@ def significance(inp: InterpretInput, reading: Reading) -> float:
         score += 0.2
     if reading.intense:
         score += 0.1
+    if reading.concealed:
+        score += 0.25  # a deed someone hid is a secret, whoever holds it
     if reading.novelty or _first_meeting(inp, reading):
         score += 0.15
     if actor:
@@ -212,6 +214,8 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
         feeling, valence = "uneasy", -0.3
     elif "helper" in roles:
         feeling, valence = "impressed", 0.3
+    elif any(trait_polarity(t) < 0 for t in reading.actor_traits):
+        feeling, valence = "uneasy", -0.3
     else:
         feeling, valence = "curious", 0.0
     watched = sentence(f"I watched {display_name(turn.actor)}: {told}")
@@ -259,6 +263,10 @@ def interpret(inp: InterpretInput) -> Interpretation:
     if inp.role == "observer" and turn.actor not in reading.clause_of:
         notes.append(ContextNote(about=turn.actor, text=sentence(told)))
     feelings = []
+    shown = sum(trait_polarity(t) for t in reading.actor_traits)
+    if inp.role == "observer" and shown and turn.actor in inp.allowed_subjects:
+        # An observer judges the actor by what its deeds showed (kept a secret, stood up to a threat).
+        feelings.append(Feeling(toward=turn.actor, sentiment_shift=0.1 if shown > 0 else -0.1))
     for other, role in reading.roles.items():
         act = reading.acts_on.get(other) if inp.role == "actor" else None
         if other not in inp.allowed_subjects or (role == "present" and act in (None, "met")):

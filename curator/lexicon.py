@@ -26,6 +26,23 @@ _STOPWORDS = frozenset({
     "still", "one", "has", "have", "had", "did", "does", "do", "what", "who", "there", "here"})
 
 
+def unnegated(words: list[str]) -> tuple[list[str], list[str]]:
+    """Split words into those said plainly and those a negator undoes: a word is negated when
+    one of the two words before it is a negator, when it follows "out of", or when its object
+    is nothing ("you find no honey", "catch nothing")."""
+    plain: list[str] = []
+    negated: list[str] = []
+    for i, word in enumerate(words):
+        before = words[max(0, i - 2):i]
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if (any(b in NEGATORS for b in before) or before == ["out", "of"]
+                or after in ("no", "nothing", "none")):
+            negated.append(word)
+        else:
+            plain.append(word)
+    return plain, negated
+
+
 def content_words(text: str) -> set[str]:
     """The words that carry an event: what dedup compares, so shared phrasing is not a repeat."""
     return {w for w in tokens(text) if len(w) > 2 and w not in _STOPWORDS}
@@ -54,7 +71,7 @@ def stem_hits(words: Iterable[str], stems: frozenset[str], exact: frozenset[str]
 BLOCK = frozenset({"block", "claim", "guard", "refus", "forbid", "stop", "prevent",
                    "chase", "drive", "shove", "push", "threaten", "corner", "confront", "deny",
                    "growl", "snarl", "snap", "charg", "ambush", "attack", "lung", "pounc", "swat",
-                   "mock", "jeer", "taunt", "sneer", "shoulder"})
+                   "mock", "jeer", "taunt", "sneer", "shoulder", "knock"})
 BLOCK_WORDS = frozenset({"bares", "bared", "baring", "bars", "barred", "bit", "bite", "bites",
                          "biting", "hits", "hit", "strikes", "struck", "laugh", "laughs"})
 # The action happened, then someone spoiled or took it.
@@ -65,23 +82,37 @@ THWART_WORDS = frozenset({"stole", "stolen", "took"})
 BETRAY = frozenset({"betray", "trick", "deceiv", "cheat", "fool", "mislead", "abandon", "lur"})
 BETRAY_WORDS = frozenset({"lied", "misled", "duped"})
 BETRAY_PHRASES = ("lies to you", "lying to you", "a lie", "lied to")
+# A lure: leading someone somewhere, then mocking or deserting them there ("leads you into a
+# thicket and runs off laughing"). Guidance alone is help; with either of these it is a trick.
+GUIDE = frozenset({"lead", "guid", "show", "take"})
+GUIDE_WORDS = frozenset({"led", "took", "takes"})
+MOCK = frozenset({"mock", "jeer", "taunt", "sneer", "laugh", "snicker", "cackl", "smirk"})
+DESERT_PHRASES = ("runs off", "ran off", "run off", "runs away", "ran away", "leaves you", "left you",
+                  "slips away", "vanishes", "disappears")
 # Someone made it go better.
 HELP = frozenset({"help", "save", "rescu", "protect", "defend", "warn", "share", "guid", "show",
                   "lead", "offer", "assist", "comfort", "shelter", "fetch", "point", "nudg",
                   "tend", "feed"})
 HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "brought", "carry",
-                        "carries"})
+                        "carries", "free", "frees", "freed", "freeing"})
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
                 "steps aside to let you", "lets you")
 # Acts on the actor that protect it, whatever else the verbs say ("guards you" vs "guards the bushes").
 RESCUE_PHRASES = ("frees you", "pulls you", "drags you", "saves you", "stands between", "guards you",
-                  "shields you", "protects you", "defends you", "watches over you", "covers you")
+                  "shields you", "protects you", "defends you", "watches over you", "covers you",
+                  # the same acts going on ("lies down outside, guarding you")
+                  "freeing you", "saving you", "guarding you", "shielding you", "protecting you",
+                  "defending you", "watching over you")
 # Acting against a third party on the actor's behalf: the agent helps, whatever the verbs say.
 PROTECT_PHRASES = ("fights off", "fought off", "drives off", "drove off", "drives the", "chases off",
                    "chases away", "scares off", "scares away", "fends off", "stands between",
                    "frees you", "pulls you", "drags you", "leaps between", "saves you",
                    "tackles the", "lunges at the", "attacks the", "charges the", "bites the")
+# Hiding what one does ("sweeping your tracks away", "covers its trail"): a secret, and a sign
+# the doer knows the deed is wrong.
+CONCEAL = re.compile(r"\b(?:sweep|cover|hid|hide|brush|eras|conceal)\w*\s+(?:\w+\s+){0,2}?"
+                     r"(?:tracks|trail|traces|footprints|prints)\b|\b(?:furtive|stealthi|sneak)\w*")
 IGNORE = frozenset({"ignor", "pass", "nod", "glanc", "watch", "sniff"})
 # Bodily harm, and danger to life.
 # States of harm: they say someone got hurt, never who did it.
@@ -90,6 +121,10 @@ HARM = frozenset({"wound", "injur", "hurt", "bleed", "maul", "clamp", "crush", "
 # Harm done by someone ("the poacher shoots"); "my feet shoot out" is no wound.
 AGENT_HARM = frozenset({"shoot", "shot", "stab", "fires", "maul", "wound", "injur"})
 HARM_WORDS = frozenset({"blood", "bloody", "bitten", "limp", "limping"})
+# Tearing or cutting a body: "you tear your flank", "the thorns rip his ear" ("tears" alone can
+# be crying, so the owner of the body must follow).
+HARM_BODY = re.compile(r"\b(?:tear|tears|tore|torn|rip|rips|ripped|gash|gashes|gashed|cut|cuts)\s+"
+                       r"(your|my|his|her|its|their)\b")
 DANGER = frozenset({"poacher", "hunter", "rifle", "gun", "trap", "snare", "fire", "flood",
                     "storm", "avalanche", "predator", "danger", "threat", "steel", "bullet",
                     "wildfire", "rockslide", "collaps", "drown"})
@@ -105,11 +140,20 @@ FAIL_PHRASES = ("catch nothing", "caught nothing", "nothing to eat", "nothing in
 SUCCESS = frozenset({"catch", "caught", "find", "found", "reach", "manag", "succeed", "enjoy",
                      "feast", "finish", "gather", "collect", "eat", "ate", "drink", "haul",
                      "rest", "slept", "sleep", "arriv", "win", "won", "grab", "pin"})
+# Words that undo the success word right after them ("stays out of reach", "you get no honey",
+# "never finds"): a negated success is a failure.
+NEGATORS = frozenset({"no", "not", "never", "without", "nothing", "cannot", "can't", "don't",
+                      "doesn't", "didn't", "won't", "unable", "fail", "fails", "failed", "nor"})
 TRIUMPH_WORDS = frozenset({"huge", "biggest", "finally", "enormous", "giant", "record",
                            "proud", "triumph", "magnificent", "best", "perfect"})
 SURPRISE = frozenset({"sudden", "unexpect", "surpris", "astonish", "startl", "instead",
                       "mysterious", "strange"})
 DISCOVERY = frozenset({"discover", "hidden", "secret", "uncover", "new", "found", "find"})
+# A superlative capped by "ever" ("the biggest salmon you have ever seen", "the best night of
+# your life") marks a record: a first of its kind, remembered as such.
+_NOT_SUPERLATIVE = "forest|nest|west|rest|chest|guest|quest|crest|interest|harvest|request|contest|honest"
+RECORD = re.compile(rf"\b(?!(?:{_NOT_SUPERLATIVE})\b)(?:\w+est|best|worst|most|least)\b(?:\W+\w+){{0,6}}?"
+                    r"\W+(?:ever|of (?:your|my|his|her|its|their) life)\b")
 NOVELTY_PHRASES = ("first time", "never before", "never seen", "for the first", "a stranger")
 INTENSE = frozenset({"furious", "terrif", "scream", "roar", "howl", "desperat", "panic",
                      "agony", "rage", "fierce", "savage", "violent", "frantic", "wild"})

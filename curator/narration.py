@@ -9,6 +9,7 @@ trait counts, so that a summary holds both sides of a relationship once both exi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from curator.lexicon import NEGATIVE_TRAITS, POSITIVE_TRAITS
 from curator.models import display_name
@@ -107,6 +108,9 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
         elif lower == "you":
             if is_actor:
                 replacement = "I" if subject_slot else "me"
+                nxt = _next_word(parts, i) if subject_slot else None
+                if nxt is not None and nxt[1].lower() in _BE_1P:  # "you are going" → "I am going"
+                    parts[nxt[0]] = _cap_like(_BE_1P[nxt[1].lower()], nxt[1])
             else:
                 replacement = actor_name
                 if subject_slot:
@@ -114,12 +118,14 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                     if nxt is not None:
                         j, verb = nxt
                         parts[j] = _third_person(verb)
+                        _agree_coordinated(parts, j, _third_person)
         elif lower == own_name and not is_actor:
             replacement = "I" if subject_slot else "me"
             nxt = _next_word(parts, i) if subject_slot else None
             if nxt is not None:
                 j, verb = nxt
                 parts[j] = _first_person(verb)
+                _agree_coordinated(parts, j, _first_person)
         elif lower == own_name + "'s" and not is_actor:
             replacement = "my"
         if replacement is not None:
@@ -129,6 +135,40 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
             out.append(part)
         prev_word = lower
     return "".join(out)
+
+
+_BE_1P = {"are": "am", "were": "was", "aren't": "am not", "weren't": "wasn't"}
+# Words that open a verb's object or particle: "…and knock *the* poacher *down*".
+_OBJECT_START = frozenset({"the", "a", "an", "his", "her", "its", "their", "my", "your", "our", "you",
+                           "me", "him", "them", "it", "us", "down", "up", "out", "off", "away", "back",
+                           "onto", "into", "over", "across", "along", "toward", "towards", "through"})
+_NEW_SUBJECT = frozenset({"he", "she", "it", "they", "i", "you", "we", "who", "which", "that"})
+
+
+def _agree_coordinated(parts: list[str], j: int, change: Callable[[str], str]) -> None:
+    """Give the verbs coordinated with the one at j the same person: "Bear bursts out and
+    knock*s* the poacher down", "I swim out, grab him and drag him". A word after "and" or a
+    comma is taken as a verb when an object or particle follows it; the scan stops at the end
+    of the clause or at a new subject."""
+    joined = False
+    for k in range(j + 1, min(j + 30, len(parts))):
+        part = parts[k]
+        if not part[:1].isalpha():
+            if any(ch in part for ch in ".;!?:"):
+                return
+            joined = joined or "," in part
+            continue
+        lower = part.lower()
+        if lower in _NEW_SUBJECT and joined:
+            return
+        if lower in ("and", "then", "or"):
+            joined = True
+            continue
+        if joined:
+            after = _next_word(parts, k)
+            if after is not None and after[1].lower() in _OBJECT_START and lower not in _NOT_VERBS:
+                parts[k] = change(part)
+        joined = False
 
 
 def _ends_clause(parts: list[str], i: int) -> bool:

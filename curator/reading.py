@@ -16,6 +16,9 @@ from curator import lexicon as lx
 from curator.models import Gap, Turn, display_name
 
 _CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+")
+# "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
+# own deed is that deed's result, so it stays in the actor's clause.
+_RESULT = re.compile(r"\s+until\s+")
 _PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their"})
 _STOP = frozenset({"the", "a", "an", "to", "my", "your", "of", "and", "for", "some", "at", "in", "on",
                    "with", "from", "into", "this", "that", "try", "go", "head", "get", "out", "up"})
@@ -64,6 +67,7 @@ class Reading:
     intense: bool = False
     novelty: bool = False
     thwart: bool = False
+    concealed: bool = False  # someone hid what they did
 
 
 @lru_cache(maxsize=4096)
@@ -75,7 +79,7 @@ def _name_pattern(character: str) -> re.Pattern[str]:
 def _clauses(turn: Turn) -> list[Clause]:
     cast = [c for c in turn.characters if c != turn.actor]
     out: list[Clause] = []
-    for raw in _CLAUSES.split(turn.reality):
+    for raw in _split(turn.reality):
         text = raw.strip()
         if not text:
             continue
@@ -93,6 +97,18 @@ def _clauses(turn: Turn) -> list[Clause]:
             named = [agent]
         out.append(Clause(text=text, words=words, agent=agent, named=named))
     return out
+
+
+def _split(reality: str) -> list[str]:
+    pieces: list[str] = []
+    for sentence in re.split(r"(?<=[.;!?])\s+", reality):
+        head, *results = _RESULT.split(sentence, maxsplit=1)
+        parts = _CLAUSES.split(head)
+        if results and lx.tokens(parts[-1])[:1] == ["you"]:
+            parts[-1] = f"{parts[-1]} until {results[0]}"
+            results = []
+        pieces += parts + [p for r in results for p in _CLAUSES.split(r)]
+    return pieces
 
 
 def action_words(action: str) -> set[str]:
@@ -122,24 +138,33 @@ def _read(turn: Turn) -> Reading:
     lower = turn.reality.lower()
     reading = Reading(gap=Gap.SUCCEEDED)
     reading.quiet = any(p in lower for p in lx.QUIET_PHRASES)
-    reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS))
+    torn = [m.group(1) for m in lx.HARM_BODY.finditer(lower)]
+    reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS)) or bool(torn)
+    # "You tear your flank": whoever tears it, a torn "your" body is the actor's.
+    reading.actor_harm = reading.actor_danger = "your" in torn
     reading.danger = reading.harm or bool(lx.stem_hits(words, lx.DANGER))
     reading.lethal = reading.danger and (
         bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
+    # "Out of reach", "you get no honey": a success word a negator undoes says it went wrong.
+    plain, negated = lx.unnegated(words)
     reading.failure = bool(lx.stem_hits(words, lx.FAIL, lx.FAIL_WORDS)) or any(
-        p in lower for p in lx.FAIL_PHRASES)
+        p in lower for p in lx.FAIL_PHRASES) or bool(lx.stem_hits(negated, lx.SUCCESS))
     # The action's own words in the outcome ("swipe for a trout" … "a trout") mean success only
     # when nothing in the text says it went wrong.
-    reading.success = bool(lx.stem_hits(words, lx.SUCCESS)) or (
+    reading.success = bool(lx.stem_hits(plain, lx.SUCCESS)) or (
         not reading.failure and len(action_words(turn.intent.action) & set(words)) >= 2)
     reading.triumph = reading.success and bool(set(words) & lx.TRIUMPH_WORDS)
     reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE))
     reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
     reading.intense = bool(lx.stem_hits(words, lx.INTENSE))
-    reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES)
+    reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
+    reading.concealed = bool(lx.CONCEAL.search(lower))
 
     for clause in clauses:
         _read_clause(clause, reading)
+        hides = clause.by_actor and bool(lx.CONCEAL.search(clause.text.lower()))
+        if hides and "deceitful" not in reading.actor_traits:
+            reading.actor_traits.append("deceitful")  # hiding one's deed shows one knows it is wrong
         if clause.about_actor and not clause.by_actor:
             # Danger to the actor is danger in what happens *to* it, not in what it does.
             text = clause.text.lower()
@@ -165,6 +190,33 @@ def _threat(character: str, reading: Reading) -> bool:
     return character in reading.harm_by or bool(lx.stem_hits([character], lx.DANGER))
 
 
+# Who can stand before a verb of harm: someone, not something ("the tender willow shoots").
+_SUBJECTS = frozenset({"he", "she", "it", "they", "who", "and", "then", "you", "i", "also"})
+
+
+def _harm_done(words: list[str], named: list[str]) -> bool:
+    """A verb of harm done by someone: the word before it (past an adverb) is a character, a
+    pronoun, a danger ("the hunter", "the rifle") or a verb it is coordinated with ("and")."""
+    names = {part for c in named for part in lx.tokens(display_name(c))}
+    for i, word in enumerate(words):
+        if not lx.stem_hits([word], lx.AGENT_HARM):
+            continue
+        j = i - 1
+        while j >= 0 and words[j].endswith("ly"):
+            j -= 1
+        before = words[j] if j >= 0 else ""
+        if (before == "" or before in _SUBJECTS or before in names
+                or before.removesuffix("'s") in names or lx.stem_hits([before], lx.DANGER)):
+            return True
+    return False
+
+
+def _lure(words: list[str], lower: str) -> bool:
+    """Led somewhere, then mocked or deserted there: a trick, however helpful the verb."""
+    return bool(lx.stem_hits(words, lx.GUIDE, lx.GUIDE_WORDS)) and (
+        bool(lx.stem_hits(words, lx.MOCK)) or any(p in lower for p in lx.DESERT_PHRASES))
+
+
 def _read_clause(clause: Clause, reading: Reading) -> None:
     lower = clause.text.lower()
     for character in clause.named:
@@ -175,7 +227,7 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
         return
     w = clause.words
     thwart = bool(lx.stem_hits(w, lx.THWART, lx.THWART_WORDS))
-    harm_done = bool(lx.stem_hits(w, lx.AGENT_HARM))
+    harm_done = _harm_done(w, clause.named)
     hostile = thwart or harm_done or bool(lx.stem_hits(w, lx.BLOCK, lx.BLOCK_WORDS))
     helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(p in lower for p in lx.HELP_PHRASES)
     if clause.by_actor:
@@ -184,13 +236,15 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
         if clause.named and act != "met":
             sign = 1 if act == "helped" else -1
             shown = [t for t in lx.traits_of(w) if lx.trait_polarity(t) * sign > 0]
+            if act == "hostile" and any(_threat(c, reading) for c in clause.named):
+                shown = ["brave"]  # standing up to a threat (a poacher, an attacker) is brave
             reading.actor_traits.extend(t for t in shown if t not in reading.actor_traits)
         for character in clause.named:
             reading.acts_on.setdefault(character, act)
             _set_role(reading, character, "present")
         return
     betray = bool(lx.stem_hits(w, lx.BETRAY, lx.BETRAY_WORDS)) or any(
-        p in lower for p in lx.BETRAY_PHRASES)
+        p in lower for p in lx.BETRAY_PHRASES) or _lure(w, lower)
     targets = [c for c in clause.named[1:] if c != agent]
     protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(
         p in lower for p in lx.RESCUE_PHRASES) or (

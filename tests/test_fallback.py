@@ -168,3 +168,17 @@ def test_validator_rejects_a_subject_who_was_not_there() -> None:
                          "importance": 1.0}]}
     with pytest.raises(ValueError, match="'dragon' was not involved"):
         Interpretation.model_validate(bad, context={"allowed_subjects": ["wolf"]})
+
+
+def test_the_first_person_rewrite_keeps_the_verb_in_agreement() -> None:
+    text = ("A flood sweeps you off your feet; you are going under. Beaver swims out, grabs you and "
+            "drags you out.")
+    assert "I am going under" in retell(text, perceiver="deer", actor="deer")
+    assert "I swim out, grab Deer and drag Deer out" in retell(text, perceiver="beaver", actor="deer")
+
+
+def test_coordinated_verbs_follow_the_subject_into_the_third_person() -> None:
+    text = "You burst out and knock the poacher down, then pry the jaws open. You eat fish and bread."
+    told = retell(text, perceiver="wolf", actor="bear")
+    assert "Bear bursts out and knocks the poacher down, then pries the jaws open" in told
+    assert "Bear eats fish and bread." in told  # nouns after "and" are left alone

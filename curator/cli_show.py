@@ -1,4 +1,5 @@
-"""How `curator show` puts a character's evolution in words: its goals and what it has
+"""How `curator show` (and `curator play`'s summary) put a character in words: its memories,
+feelings and summaries (`print_character`), and its evolution: its goals and what it has
 practised, its attributes with their last change and the memory that caused it, its latest
 personality snapshot, and trust and rapport in each character it knows.
 
@@ -16,12 +17,16 @@ import click
 
 from curator.context import trust_words
 from curator.goals import progress_bar
-from curator.models import Relationship
+from curator.models import Character, Memory, Relationship, display_name
+from curator.narration import feeling_words
 
 TRAIT_LABELS = (("work_style", "work style"), ("risk_tolerance", "risk tolerance"),
                 ("social_orientation", "social orientation"), ("learning_style", "learning style"),
                 ("stress_response", "stress response"))
 _BY = {"model": "a model", "fallback": "the fallback"}
+# What `show` prints of a character's evolution: (exporting_evolution.evolution_document,
+# the world's configured attributes).
+EvolutionView = tuple[dict[str, Any], list[str]]
 
 
 def print_evolution(evolution: Mapping[str, Any], order: Sequence[str]) -> None:
@@ -83,3 +88,50 @@ def _change_words(change: Mapping[str, Any] | None) -> str:
 def trust_phrase(rel: Relationship) -> str:
     """', trusts little (31%), rapport 40%' for a relationship's line."""
     return f", trusts {trust_words(rel.trust)} ({rel.trust:.0%}), rapport {rel.rapport:.0%}"
+
+
+def _strength_word(memory: Memory) -> str:
+    if memory.tier.value == "core":
+        return "core"
+    return "vivid" if memory.strength > 0.7 else "clear" if memory.strength > 0.4 else "faint"
+
+
+def _marker(memory: Memory) -> str:
+    return {"positive": "+", "negative": "-", "neutral": "·"}[memory.valence_label]
+
+
+def print_character(character: Character, counts: dict[str, int], *, brief: bool = False,
+                     about: str | None = None, evolution: EvolutionView | None = None) -> None:
+    """`evolution`: (exporting_evolution.evolution_document, the configured attributes)."""
+    own = character.self_memories
+    click.secho(f"{character.name}", bold=True, nl=False)
+    click.echo(f" — {counts['recent']} recent, {counts['core']} core, {counts['archived']} archived")
+    if character.persona:
+        click.echo(f"  persona: {character.persona}")
+    if about is None and evolution is not None:
+        print_evolution(*evolution)
+    if about is None:
+        if own.immediate_context:
+            click.echo(f"  now: {own.immediate_context}")
+        for memory in own.core_memories:
+            click.echo(f"  core: {memory.content}")
+        if not brief:
+            for memory in own.recent_events:
+                click.echo(f"  {_marker(memory)} [{_strength_word(memory)}] {memory.content} "
+                           f"({memory.emotional_impact}, {memory.importance:.2f})")
+    for other, rel in sorted(character.relationships.items()):
+        if about is not None and other != about:
+            continue
+        click.echo(f"  {display_name(other)}: feels {feeling_words(rel.current_sentiment)} "
+                   f"({rel.current_sentiment:+.2f}), bond {feeling_words(rel.overall_bond, slow=True)} "
+                   f"({rel.overall_bond:+.2f}){trust_phrase(rel)}, {rel.interactions} interactions")
+        if rel.long_term_summary:
+            click.echo(f"     {rel.long_term_summary}")
+        for memory in rel.core_memories:
+            click.echo(f"     core: {memory.content}")
+        if not brief:
+            if rel.immediate_context:
+                click.echo(f"     now: {rel.immediate_context}")
+            for memory in rel.recent_memories:
+                click.echo(f"     {_marker(memory)} [{_strength_word(memory)}] {memory.content} "
+                           f"({memory.emotional_impact}, {memory.importance:.2f})")

@@ -1,4 +1,5 @@
-"""The command line: play a transcript, observe a turn, show what a character remembers.
+"""The command line: the `curator` group, its shared options and error handling, `play`, `observe`,
+`end-episode` and `fade`; the other commands live in cli_*.py modules registered at the end.
 
 Every command that touches a world takes `--db PATH` (default `$CURATOR_DB`, else
 `./curator.db`). Commands that show state take `--json` and then print one JSON document

@@ -7,9 +7,7 @@ answer (no model, timeout, connection error, rate limit or server error after re
 invalid answers after retries, a refusal, an empty answer) the step's deterministic
 fallback decides and the answer says why. It never returns an empty decision.
 
-Settings come from `ModelSettings` or the environment (`CURATOR_MODEL`, `CURATOR_API_BASE`,
-`CURATOR_API_KEY`, `CURATOR_TIMEOUT`, `CURATOR_RETRIES`, `CURATOR_TEMPERATURE`,
-`CURATOR_MODE`, `CURATOR_CONCURRENCY`, `CURATOR_MAX_TOKENS`, `CURATOR_RECORD`).
+Settings come from `ModelSettings` (model_settings.py) or the `CURATOR_*` environment.
 
 Every request carries two headers, `X-Curator-Template` (name@hash) and `X-Curator-Schema`
 (the decision schema's hash): recorded fixtures are keyed by them (fixtures.py).
@@ -25,73 +23,28 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from curator import answer_checks, prompts
 from curator.calls import CallRecord
 from curator.decisions import validation_scope
-from curator.errors import InvalidInput
+from curator.model_settings import ModelSettings as ModelSettings  # public as curator.llm.ModelSettings
 from curator.models import iso
 from curator.results import StepRecord
 from curator.rounds import Answer, Request
 
 log = logging.getLogger("curator.llm")
 
-# json_schema: response_format json_schema (OpenAI structured outputs, Ollama, vLLM, LM Studio);
-# json_object_schema: the same schema sent as {"type": "json_object", "schema": …}, which
-# llama.cpp's server turns into a grammar; json: JSON mode, schema written into the prompt;
-# md_json: JSON in a fenced block, for servers with no JSON mode; tools: function calling.
-Mode = Literal["json_schema", "json_object_schema", "json", "md_json", "tools"]
 SYSTEM_PROMPT = ("You keep the memories of one character in a game. Answer with one JSON object "
                  "and nothing else.")
 # Worth asking again after a pause; a timeout is not retried: each one already cost `timeout`.
 TRANSIENT = frozenset({"rate limited", "server error", "connection error"})
-_ENV = {"api_base": "CURATOR_API_BASE", "api_key": "CURATOR_API_KEY", "timeout": "CURATOR_TIMEOUT",
-        "retries": "CURATOR_RETRIES", "temperature": "CURATOR_TEMPERATURE", "mode": "CURATOR_MODE",
-        "concurrency": "CURATOR_CONCURRENCY", "max_tokens": "CURATOR_MAX_TOKENS",
-        "record_dir": "CURATOR_RECORD"}
-
-
-class ModelSettings(BaseModel):
-    """Which model answers the steps, and how patiently."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    model: str = Field(min_length=1, description="as litellm names it: gpt-4o-mini, ollama/llama3.1, "
-                                                 "openai/<name> with api_base for any compatible server")
-    api_base: str | None = None
-    api_key: str | None = Field(default=None, repr=False, exclude=True)
-    timeout: float = Field(default=30.0, gt=0, description="seconds for one HTTP call")
-    retries: int = Field(default=2, ge=0, le=10, description="re-asks after an invalid answer")
-    transport_retries: int = Field(default=2, ge=0, le=10,
-                                   description="new tries after a 429, a 5xx or a lost connection")
-    backoff: float = Field(default=0.5, ge=0, description="seconds before the first transport retry")
-    temperature: float = Field(default=0.2, ge=0, le=2)
-    max_tokens: int = Field(default=1024, ge=16)
-    mode: Mode = Field(default="json_schema", description="how instructor asks for JSON")
-    concurrency: int = Field(default=8, ge=1, le=256, description="model calls in flight at once")
-    record_dir: Path | None = Field(default=None, description="save each provider response here")
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ModelSettings | None:
-        """Settings from CURATOR_* variables, `overrides` winning; None when no model is named."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {"model": env.get("CURATOR_MODEL")}
-        values.update({field: env[var] for field, var in _ENV.items() if env.get(var)})
-        values.update({key: value for key, value in overrides.items() if value is not None})
-        if not values.get("model"):
-            return None
-        try:
-            return cls.model_validate(values)
-        except ValidationError as error:
-            first = error.errors()[0]
-            raise InvalidInput(first["msg"], field=".".join(map(str, first["loc"]))) from error
 
 
 _SCHEMA_HASHES: dict[type[BaseModel], str] = {}

@@ -193,6 +193,11 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
     elif reading.discovery and reading.success:
         kind, valence, feeling = MemoryKind.DISCOVERY, 0.5, "delighted"
         content = f"I found something new: {_flow(told, inp)}"
+    elif reading.novelty and not reading.failure:
+        # "You have never seen a bird eat a frog whole before": a first is a discovery even
+        # when nothing was found, because it changes what the character knows of the world.
+        kind, valence, feeling = MemoryKind.DISCOVERY, 0.3, "fascinated"
+        content = f"A first for me: {_flow(told, inp)}"
     elif reading.surprise:
         kind, valence, feeling = MemoryKind.SYSTEM_KNOWLEDGE, 0.0, "surprised"
         content = told

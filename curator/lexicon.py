@@ -98,6 +98,12 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
                 "steps aside to let you", "lets you")
+# Moving a thing toward someone ("noses a trout toward you", "rolls the last apple over to
+# Wolf"): the noun before the direction is what was passed; `reading._gives` counts it as a
+# gift when that noun is food or goods (a thrown rock is no gift, a trout that swims toward
+# you is no one's gift: its noun is not last before the direction).
+PASSED_TOWARD = re.compile(r"\b(?:a|an|the|some|his|her|its|their|one|half)\s+(?:[a-z']+\s+)?"
+                           r"([a-z']+)\s+(?:toward|towards|over to|across to|to)\s+([a-z']+)")
 # Acts on the actor that protect it, whatever else the verbs say ("guards you" vs "guards the bushes").
 RESCUE_PHRASES = ("frees you", "pulls you", "drags you", "saves you", "stands between", "guards you",
                   "shields you", "protects you", "defends you", "watches over you", "covers you",

@@ -217,6 +217,19 @@ def _lure(words: list[str], lower: str) -> bool:
         bool(lx.stem_hits(words, lx.MOCK)) or any(p in lower for p in lx.DESERT_PHRASES))
 
 
+def _gives(lower: str, named: list[str]) -> bool:
+    """Food or goods moved toward you or someone named ("noses a trout toward you"): a gift,
+    whatever the verb of moving it is."""
+    names = {display_name(c).lower() for c in named}
+    for match in lx.PASSED_TOWARD.finditer(lower):
+        thing, target = match.group(1), match.group(2)
+        valued = lx.stem_hits([thing], lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(
+            [thing], lx.GOODS, lx.GOODS_WORDS)
+        if valued and (target == "you" or target in names):
+            return True
+    return False
+
+
 def _read_clause(clause: Clause, reading: Reading) -> None:
     lower = clause.text.lower()
     for character in clause.named:
@@ -229,7 +242,8 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     thwart = bool(lx.stem_hits(w, lx.THWART, lx.THWART_WORDS))
     harm_done = _harm_done(w, clause.named)
     hostile = thwart or harm_done or bool(lx.stem_hits(w, lx.BLOCK, lx.BLOCK_WORDS))
-    helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(p in lower for p in lx.HELP_PHRASES)
+    helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(
+        p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named)
     if clause.by_actor:
         # The actor's own deed says nothing about the others' character.
         act = "hostile" if hostile else "helped" if helps else "met"

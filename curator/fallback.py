@@ -28,7 +28,7 @@ from curator.inputs import (
 )
 from curator.lexicon import content_words, trait_polarity
 from curator.models import Gap, MemoryKind, Turn, display_name
-from curator.narration import describe_relationship, lower_first, retell, sentence, summary_tone
+from curator.narration import describe_relationship, lower_first, retell, sentence, summary_tone, tried
 from curator.reading import Reading, read_turn
 
 _GAP_WEIGHT = {Gap.SUCCEEDED: 0.0, Gap.FAILED: 0.15, Gap.BLOCKED: 0.2, Gap.THWARTED: 0.2,
@@ -136,7 +136,7 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
         content = f"I meant to {action}, but {_flow(clause, inp)}"
     elif role == "mixed":
         kind, valence, feeling = MemoryKind.RELATIONSHIP_EVENT, 0.1, "conflicted"
-        content = f"When I tried to {action}, {_flow(clause, inp)}"
+        content = f"When I {tried(action)}, {_flow(clause, inp)}"
     elif role == "helper":
         hinted = turn.outcome is not None and turn.outcome.importance is not None
         if reading.actor_danger and not hinted:
@@ -148,7 +148,7 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
             feeling = "surprised"
         else:
             feeling = "grateful"
-        content = f"When I tried to {action}, {_flow(clause, inp)}"
+        content = f"When I {tried(action)}, {_flow(clause, inp)}"
     elif rel.interactions == 0:
         kind, valence, feeling = MemoryKind.ENCOUNTER, 0.1, "curious"
         content = f"I met {display_name(other)} for the first time. {clause}"
@@ -180,10 +180,10 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
     elif reading.failure and not reading.success and not turn.others:
         if repeated:
             kind, valence, feeling = MemoryKind.LESSON_LEARNED, -0.3, "discouraged"
-            content = f"Once again I tried to {action} and it went wrong: {_flow(told, inp)}"
+            content = f"Once again I {tried(action)} and it went wrong: {_flow(told, inp)}"
         else:
             kind, valence, feeling = MemoryKind.FAILURE, -0.45, "disappointed"
-            content = f"I tried to {action}, but {_flow(told, inp)}"
+            content = f"I {tried(action)}, but {_flow(told, inp)}"
     elif reading.gap in (Gap.SUCCEEDED, Gap.HELPED) and reading.success and (
             reading.triumph or (repeated and not turn.others)):
         kind, valence, feeling = MemoryKind.TRIUMPH, 0.8, "proud"

@@ -65,3 +65,22 @@ def test_the_same_sight_without_a_first_is_not_kept(make_turn: TurnFactory) -> N
     turn = make_turn("A grey heron spears a frog in the shallows and flaps off.",
                      action="Watch the heron in the shallows")
     assert _kept(_inputs(turn)) == []
+
+
+# -- narration of an attempt ----------------------------------------------------------------
+
+def test_an_action_that_is_an_attempt_is_not_tried_twice() -> None:
+    from curator.narration import tried
+
+    assert tried("try the slippery rocks at the falls") == "tried the slippery rocks at the falls"
+    assert tried("Try to climb the oak") == "tried to climb the oak"
+    assert tried("attempt to cross the ice") == "tried to cross the ice"
+    assert tried("climb the oak") == "tried to climb the oak"
+    assert tried("trap a rabbit") == "tried to trap a rabbit"  # a word that starts like 'try'
+
+
+def test_a_failed_attempt_reads_as_one_attempt(make_turn: TurnFactory) -> None:
+    turn = make_turn("Your feet shoot out from under you and the fish leap past untouched.",
+                     action="Try the slippery rocks at the falls")
+    (memory,) = interpret(_inputs(turn)).memories
+    assert memory.content.startswith("I tried the slippery rocks at the falls, but")

@@ -146,7 +146,12 @@ def _read(turn: Turn) -> Reading:
     reading.lethal = reading.danger and (
         bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
     # "Out of reach", "you get no honey": a success word a negator undoes says it went wrong.
-    plain, negated = lx.unnegated(words)
+    # A negator reaches no further than its sentence: "sniff the wind. Nothing much happens."
+    plain, negated = [], []
+    for said in re.split(r"[.;!?]+", lower):
+        sentence_plain, sentence_negated = lx.unnegated(lx.tokens(said))
+        plain += sentence_plain
+        negated += sentence_negated
     reading.failure = bool(lx.stem_hits(words, lx.FAIL, lx.FAIL_WORDS)) or any(
         p in lower for p in lx.FAIL_PHRASES) or bool(lx.stem_hits(negated, lx.SUCCESS))
     # The action's own words in the outcome ("swipe for a trout" … "a trout") mean success only

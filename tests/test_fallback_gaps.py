@@ -84,3 +84,68 @@ def test_a_failed_attempt_reads_as_one_attempt(make_turn: TurnFactory) -> None:
                      action="Try the slippery rocks at the falls")
     (memory,) = interpret(_inputs(turn)).memories
     assert memory.content.startswith("I tried the slippery rocks at the falls, but")
+
+
+# -- repeats (dedup.py): shared by the model's drafts and the fallback's ----------------------
+
+def test_the_same_event_retold_under_another_heading_reinforces(curator, make_turn) -> None:  # type: ignore[no-untyped-def]
+    splash = "Beaver slaps his tail on the water right next to you{} and soaks you from nose to rump."
+    curator.observe(make_turn(splash.format(""), others=["beaver"], action="Drink at the beaver pond"))
+    second = curator.observe(make_turn(splash.format(" again"), others=["beaver"],
+                                       action="Drink at the beaver pond again"))
+    assert [c.subject for c in second.reinforced] == ["beaver"] and not second.formed
+    (memory,) = curator.character("bear").relationships["beaver"].recent_memories
+    assert memory.content.startswith("I met Beaver for the first time") and len(memory.source_turns) == 2
+
+
+def test_the_same_words_felt_the_opposite_way_are_two_memories() -> None:
+    from curator.decisions import MemoryDraft
+    from curator.dedup import find_repeat
+    from curator.models import Memory, Tier
+
+    told = "Wolf drops a fat trout on the bank right beside my den at dawn"
+    old = Memory.model_construct(id="m1", owner="bear", subject="wolf", content=f"{told}.",
+                                 kind=MemoryKind.KINDNESS, valence=0.7, tier=Tier.RECENT)
+    draft = MemoryDraft(subject="wolf", content=f"I met Wolf again. {told}.", kind=MemoryKind.BETRAYAL,
+                        emotional_impact="betrayed", valence=-0.8, importance=0.6)
+    assert find_repeat([old], draft, similarity=0.55) is None
+    warm = draft.model_copy(update={"kind": MemoryKind.RELATIONSHIP_EVENT, "valence": 0.4})
+    assert find_repeat([old], warm, similarity=0.55) is old
+
+
+def test_the_same_attempt_failing_again_reinforces_the_first_failure(curator, make_turn) -> None:  # type: ignore[no-untyped-def]
+    curator.observe(make_turn("Your paw comes down on slick moss and you slide off the rock into the "
+                              "shallows. Every trout is gone.", action="Wade onto the rocks and swipe "
+                              "for a trout", outcome={"result": "failed"}))
+    again = curator.observe(make_turn("The spray has glazed the rocks with ice. Your feet shoot out from "
+                                      "under you and the fish leap past untouched.",
+                                      action="Try the slippery rocks at the falls",
+                                      outcome={"result": "failed"}))
+    assert len(again.reinforced) == 1 and not again.formed
+    (memory,) = curator.character("bear").self_memories.recent_events
+    assert len(memory.source_turns) == 2
+
+
+def test_failures_at_different_things_stay_apart(curator, make_turn) -> None:  # type: ignore[no-untyped-def]
+    failed = {"result": "failed"}
+    curator.observe(make_turn("Your paw slides off the rock and every trout is gone.",
+                              action="Wade onto the rocks and swipe for a trout", outcome=failed))
+    other = curator.observe(make_turn("The branch snaps and you tumble into the brambles; no honey.",
+                                      action="Climb the old oak to the beehive", outcome=failed))
+    assert len(other.formed) == 1 and not other.reinforced
+
+
+def test_what_an_attempt_acts_on() -> None:
+    from curator.dedup import attempt_objects
+
+    assert attempt_objects("Wade onto the rocks and swipe for a trout") == {"rock", "trout"}
+    assert attempt_objects("Try the slippery rocks at the falls") == {"rock", "fall"}
+    assert attempt_objects("Head out") == set()
+
+
+# -- negation stays in its sentence ---------------------------------------------------------
+
+def test_a_negator_does_not_reach_into_the_sentence_before(make_turn: TurnFactory) -> None:
+    reading = read_turn(Turn.model_validate(make_turn(
+        "You walk the ridge and sniff the wind. Nothing much happens.", action="Walk the ridge")))
+    assert not reading.failure

@@ -57,8 +57,10 @@ def significance(inp: InterpretInput, reading: Reading) -> float:
     score = 0.3 + _GAP_WEIGHT[reading.gap]
     if turn.others:
         score += 0.1 + (0.05 if len(turn.others) > 1 else 0.0)
-    if actor and any(act != "met" for act in reading.acts_on.values()):
-        score += 0.1  # the actor did something to someone: that is remembered
+    if actor and (reading.armed or any(act != "met" for act in reading.acts_on.values())):
+        score += 0.1  # the actor did something to someone (or set something for them): remembered
+    if actor and reading.armed:
+        score += 0.25  # a danger set on purpose is made to hurt: weighed like harm, by its doer
     if "betrayer" in reading.roles.values():
         score += 0.15  # being turned on is remembered longer than being refused
     if harm:
@@ -193,6 +195,10 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
     elif reading.discovery and reading.success:
         kind, valence, feeling = MemoryKind.DISCOVERY, 0.5, "delighted"
         content = f"I found something new: {_flow(told, inp)}"
+    elif reading.armed and not reading.failure:
+        # Setting a trap or a fire is a choice whose danger outlives the turn: its doer's decision.
+        kind, valence, feeling = MemoryKind.DECISION_RECORD, 0.0, "determined"
+        content = f"I meant to {action}, and I did: {_flow(told, inp)}"
     elif reading.novelty and not reading.failure:
         # "You have never seen a bird eat a frog whole before": a first is a discovery even
         # when nothing was found, because it changes what the character knows of the world.

@@ -133,7 +133,15 @@ HARM_BODY = re.compile(r"\b(?:tear|tears|tore|torn|rip|rips|ripped|gash|gashes|g
                        r"(your|my|his|her|its|their)\b")
 DANGER = frozenset({"poacher", "hunter", "rifle", "gun", "trap", "snare", "fire", "flood",
                     "storm", "avalanche", "predator", "danger", "threat", "steel", "bullet",
-                    "wildfire", "rockslide", "collaps", "drown"})
+                    "wildfire", "rockslide", "collaps", "drown", "poison"})
+# Placing or making a danger: these verbs with a danger for their object ("you set the trap",
+# "you bury the steel jaws", "you light a fire", "you load the rifle") bring danger into the
+# world on purpose. "Poison" is a danger whatever it is done to.
+ARM_WORDS = frozenset({"set", "sets", "setting", "lay", "lays", "laying", "laid", "bait", "baits",
+                       "baited", "bury", "buries", "buried", "burying", "plant", "plants", "planted",
+                       "light", "lights", "lit", "lighting", "kindle", "kindles", "kindled", "start",
+                       "starts", "started", "load", "loads", "loaded", "rig", "rigs", "rigged",
+                       "poison", "poisons", "poisoned"})
 LETHAL = frozenset({"kill", "death", "dead", "dying", "die", "lethal", "bullet", "gunshot",
                     "shot", "rifle", "steel"})
 LETHAL_PHRASES = ("nearly die", "almost die", "near death", "your life", "for your life",

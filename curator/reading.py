@@ -68,6 +68,7 @@ class Reading:
     novelty: bool = False
     thwart: bool = False
     concealed: bool = False  # someone hid what they did
+    armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
 
 @lru_cache(maxsize=4096)
@@ -167,6 +168,8 @@ def _read(turn: Turn) -> Reading:
 
     for clause in clauses:
         _read_clause(clause, reading)
+        if clause.by_actor and _arms(clause.words):
+            reading.armed = True
         hides = clause.by_actor and bool(lx.CONCEAL.search(clause.text.lower()))
         if hides and "deceitful" not in reading.actor_traits:
             reading.actor_traits.append("deceitful")  # hiding one's deed shows one knows it is wrong
@@ -212,6 +215,32 @@ def _harm_done(words: list[str], named: list[str]) -> bool:
         before = words[j] if j >= 0 else ""
         if (before == "" or before in _SUBJECTS or before in names
                 or before.removesuffix("'s") in names or lx.stem_hits([before], lx.DANGER)):
+            return True
+    return False
+
+
+# Words that end a verb's object: what comes after them is where or how, not what.
+_OBJECT_ENDS = frozenset({"and", "or", "but", "to", "at", "in", "on", "onto", "into", "of", "for", "with",
+                          "from", "by", "under", "over", "across", "through", "toward", "towards", "near",
+                          "beside", "below", "above", "behind", "past", "down", "up", "out", "off",
+                          "back", "aside", "away", "while", "then"})
+
+
+def _arms(words: list[str]) -> bool:
+    """The actor sets or makes a danger: a verb of placing or making whose object (the words up
+    to a preposition) names one ("bury the steel jaws under leaf litter", "light a fire"), or
+    poisoning, whatever is poisoned."""
+    for i, word in enumerate(words):
+        if word not in lx.ARM_WORDS:
+            continue
+        if word.startswith("poison"):
+            return True
+        thing = []
+        for following in words[i + 1:i + 5]:
+            if following in _OBJECT_ENDS:
+                break
+            thing.append(following)
+        if lx.stem_hits(thing, lx.DANGER) or lx.stem_hits(thing, lx.HARM):
             return True
     return False
 

@@ -149,3 +149,26 @@ def test_a_negator_does_not_reach_into_the_sentence_before(make_turn: TurnFactor
     reading = read_turn(Turn.model_validate(make_turn(
         "You walk the ridge and sniff the wind. Nothing much happens.", action="Walk the ridge")))
     assert not reading.failure
+
+
+# -- a danger set on purpose ----------------------------------------------------------------
+
+def test_setting_a_trap_is_a_decision_its_doer_remembers(make_turn: TurnFactory) -> None:
+    turn = make_turn("You bury the steel jaws under leaf litter on the game trail and stake the chain "
+                     "to a root.", actor="poacher", action="Set a steel leg-hold trap on the game trail")
+    (memory,) = _kept(_inputs(turn))
+    assert memory.subject is None and memory.kind is MemoryKind.DECISION_RECORD
+    assert "steel jaws" in memory.content
+
+
+def test_lighting_a_fire_and_poisoning_are_dangers_set_on_purpose(make_turn: TurnFactory) -> None:
+    for reality in ("You light a fire in the dry grass below the ridge.", "You poison the well."):
+        assert read_turn(Turn.model_validate(make_turn(reality, actor="poacher"))).armed, reality
+
+
+def test_the_same_verbs_without_a_danger_for_object_set_nothing(make_turn: TurnFactory) -> None:
+    for reality in ("You set off through the storm toward the ridge.", "You lay the fish by the fire.",
+                    "The poacher sets a trap by the river."):  # the last is someone else's deed
+        assert not read_turn(Turn.model_validate(make_turn(reality))).armed, reality
+    turn = make_turn("You set the fish down by the fire and eat.", actor="bear")
+    assert all(m.kind is not MemoryKind.DECISION_RECORD for m in interpret(_inputs(turn)).memories)

@@ -146,6 +146,8 @@ LETHAL = frozenset({"kill", "death", "dead", "dying", "die", "lethal", "bullet",
                     "shot", "rifle", "steel"})
 LETHAL_PHRASES = ("nearly die", "almost die", "near death", "your life", "for your life",
                   "could have died", "bleeding out", "steel trap", "jaws of the trap")
+# A life saved or spared: it was at stake.
+LIFE_SAVED = re.compile(r"\b(?:sav|spar)(?:e|es|ed|ing)\s+(?:your|my|his|her|its|their)\s+life\b")
 FAIL = frozenset({"fail", "miss", "slip", "fall", "fell", "lose", "lost", "stumbl", "tumbl",
                   "escap", "empty", "vain", "useless", "sink", "untouch", "slid", "slide"})
 FAIL_WORDS = frozenset({"can't", "cannot", "unable", "fled", "wriggles", "slips"})

@@ -187,6 +187,11 @@ def _read(turn: Turn) -> Reading:
     # and nobody else is said to be hurt, the blood is the actor's.
     if reading.harm and reading.actor_danger and not reading.harm_by:
         reading.actor_harm = True
+    # "A flash flood sweeps you off your feet … saving your life": a danger the text shows, from
+    # which the actor's life had to be saved (or was spared), was mortal. Read before the game's
+    # hints: the text's own danger, not a declared one, is what the saved life qualifies.
+    if reading.actor_danger and lx.LIFE_SAVED.search(lower):
+        reading.actor_lethal = True
     for other in turn.others:
         reading.roles.setdefault(other, "present")
     _apply_hints(turn, reading)

@@ -172,3 +172,21 @@ def test_the_same_verbs_without_a_danger_for_object_set_nothing(make_turn: TurnF
         assert not read_turn(Turn.model_validate(make_turn(reality))).armed, reality
     turn = make_turn("You set the fish down by the fire and eat.", actor="bear")
     assert all(m.kind is not MemoryKind.DECISION_RECORD for m in interpret(_inputs(turn)).memories)
+
+
+# -- a life saved ---------------------------------------------------------------------------
+
+def test_a_danger_from_which_your_life_was_saved_was_mortal(make_turn: TurnFactory) -> None:
+    turn = make_turn("A flash flood roars down the valley and sweeps you off your feet; you are going "
+                     "under. Beaver swims out and drags you onto the dam, saving your life.",
+                     actor="deer", others=["beaver"], action="Drink at the river")
+    assert read_turn(Turn.model_validate(turn)).actor_lethal
+    own = [m for m in interpret(_inputs(turn)).memories if m.subject is None]
+    assert own[0].kind is MemoryKind.DANGER and own[0].content.startswith("My life was in danger")
+    assert own[0].importance >= 0.9  # reaches core review (seed 001: life-threatening is core)
+
+
+def test_a_life_saved_without_a_danger_in_the_text_is_a_figure_of_speech(make_turn: TurnFactory) -> None:
+    reading = read_turn(Turn.model_validate(make_turn(
+        "Fox shares her berries with you, saving your life this hungry winter.", others=["fox"])))
+    assert not reading.actor_lethal and not reading.actor_danger

@@ -28,7 +28,7 @@ from curator.inputs import (
 )
 from curator.lexicon import content_words, trait_polarity
 from curator.models import Gap, MemoryKind, Turn, display_name
-from curator.narration import describe_relationship, lower_first, retell, sentence, summary_tone
+from curator.narration import describe_relationship, lower_first, retell, sentence, summary_tone, tried
 from curator.reading import Reading, read_turn
 
 _GAP_WEIGHT = {Gap.SUCCEEDED: 0.0, Gap.FAILED: 0.15, Gap.BLOCKED: 0.2, Gap.THWARTED: 0.2,
@@ -57,8 +57,10 @@ def significance(inp: InterpretInput, reading: Reading) -> float:
     score = 0.3 + _GAP_WEIGHT[reading.gap]
     if turn.others:
         score += 0.1 + (0.05 if len(turn.others) > 1 else 0.0)
-    if actor and any(act != "met" for act in reading.acts_on.values()):
-        score += 0.1  # the actor did something to someone: that is remembered
+    if actor and (reading.armed or any(act != "met" for act in reading.acts_on.values())):
+        score += 0.1  # the actor did something to someone (or set something for them): remembered
+    if actor and reading.armed:
+        score += 0.25  # a danger set on purpose is made to hurt: weighed like harm, by its doer
     if "betrayer" in reading.roles.values():
         score += 0.15  # being turned on is remembered longer than being refused
     if harm:
@@ -136,7 +138,7 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
         content = f"I meant to {action}, but {_flow(clause, inp)}"
     elif role == "mixed":
         kind, valence, feeling = MemoryKind.RELATIONSHIP_EVENT, 0.1, "conflicted"
-        content = f"When I tried to {action}, {_flow(clause, inp)}"
+        content = f"When I {tried(action)}, {_flow(clause, inp)}"
     elif role == "helper":
         hinted = turn.outcome is not None and turn.outcome.importance is not None
         if reading.actor_danger and not hinted:
@@ -148,7 +150,7 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
             feeling = "surprised"
         else:
             feeling = "grateful"
-        content = f"When I tried to {action}, {_flow(clause, inp)}"
+        content = f"When I {tried(action)}, {_flow(clause, inp)}"
     elif rel.interactions == 0:
         kind, valence, feeling = MemoryKind.ENCOUNTER, 0.1, "curious"
         content = f"I met {display_name(other)} for the first time. {clause}"
@@ -180,10 +182,10 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
     elif reading.failure and not reading.success and not turn.others:
         if repeated:
             kind, valence, feeling = MemoryKind.LESSON_LEARNED, -0.3, "discouraged"
-            content = f"Once again I tried to {action} and it went wrong: {_flow(told, inp)}"
+            content = f"Once again I {tried(action)} and it went wrong: {_flow(told, inp)}"
         else:
             kind, valence, feeling = MemoryKind.FAILURE, -0.45, "disappointed"
-            content = f"I tried to {action}, but {_flow(told, inp)}"
+            content = f"I {tried(action)}, but {_flow(told, inp)}"
     elif reading.gap in (Gap.SUCCEEDED, Gap.HELPED) and reading.success and (
             reading.triumph or (repeated and not turn.others)):
         kind, valence, feeling = MemoryKind.TRIUMPH, 0.8, "proud"
@@ -193,6 +195,15 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
     elif reading.discovery and reading.success:
         kind, valence, feeling = MemoryKind.DISCOVERY, 0.5, "delighted"
         content = f"I found something new: {_flow(told, inp)}"
+    elif reading.armed and not reading.failure:
+        # Setting a trap or a fire is a choice whose danger outlives the turn: its doer's decision.
+        kind, valence, feeling = MemoryKind.DECISION_RECORD, 0.0, "determined"
+        content = f"I meant to {action}, and I did: {_flow(told, inp)}"
+    elif reading.novelty and not reading.failure:
+        # "You have never seen a bird eat a frog whole before": a first is a discovery even
+        # when nothing was found, because it changes what the character knows of the world.
+        kind, valence, feeling = MemoryKind.DISCOVERY, 0.3, "fascinated"
+        content = f"A first for me: {_flow(told, inp)}"
     elif reading.surprise:
         kind, valence, feeling = MemoryKind.SYSTEM_KNOWLEDGE, 0.0, "surprised"
         content = told

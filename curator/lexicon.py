@@ -98,6 +98,12 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
                 "steps aside to let you", "lets you")
+# Moving a thing toward someone ("noses a trout toward you", "rolls the last apple over to
+# Wolf"): the noun before the direction is what was passed; `reading._gives` counts it as a
+# gift when that noun is food or goods (a thrown rock is no gift, a trout that swims toward
+# you is no one's gift: its noun is not last before the direction).
+PASSED_TOWARD = re.compile(r"\b(?:a|an|the|some|his|her|its|their|one|half)\s+(?:[a-z']+\s+)?"
+                           r"([a-z']+)\s+(?:toward|towards|over to|across to|to)\s+([a-z']+)")
 # Acts on the actor that protect it, whatever else the verbs say ("guards you" vs "guards the bushes").
 RESCUE_PHRASES = ("frees you", "pulls you", "drags you", "saves you", "stands between", "guards you",
                   "shields you", "protects you", "defends you", "watches over you", "covers you",
@@ -127,11 +133,21 @@ HARM_BODY = re.compile(r"\b(?:tear|tears|tore|torn|rip|rips|ripped|gash|gashes|g
                        r"(your|my|his|her|its|their)\b")
 DANGER = frozenset({"poacher", "hunter", "rifle", "gun", "trap", "snare", "fire", "flood",
                     "storm", "avalanche", "predator", "danger", "threat", "steel", "bullet",
-                    "wildfire", "rockslide", "collaps", "drown"})
+                    "wildfire", "rockslide", "collaps", "drown", "poison"})
+# Placing or making a danger: these verbs with a danger for their object ("you set the trap",
+# "you bury the steel jaws", "you light a fire", "you load the rifle") bring danger into the
+# world on purpose. "Poison" is a danger whatever it is done to.
+ARM_WORDS = frozenset({"set", "sets", "setting", "lay", "lays", "laying", "laid", "bait", "baits",
+                       "baited", "bury", "buries", "buried", "burying", "plant", "plants", "planted",
+                       "light", "lights", "lit", "lighting", "kindle", "kindles", "kindled", "start",
+                       "starts", "started", "load", "loads", "loaded", "rig", "rigs", "rigged",
+                       "poison", "poisons", "poisoned"})
 LETHAL = frozenset({"kill", "death", "dead", "dying", "die", "lethal", "bullet", "gunshot",
                     "shot", "rifle", "steel"})
 LETHAL_PHRASES = ("nearly die", "almost die", "near death", "your life", "for your life",
                   "could have died", "bleeding out", "steel trap", "jaws of the trap")
+# A life saved or spared: it was at stake.
+LIFE_SAVED = re.compile(r"\b(?:sav|spar)(?:e|es|ed|ing)\s+(?:your|my|his|her|its|their)\s+life\b")
 FAIL = frozenset({"fail", "miss", "slip", "fall", "fell", "lose", "lost", "stumbl", "tumbl",
                   "escap", "empty", "vain", "useless", "sink", "untouch", "slid", "slide"})
 FAIL_WORDS = frozenset({"can't", "cannot", "unable", "fled", "wriggles", "slips"})

@@ -201,6 +201,21 @@ def _first_person(verb: str) -> str:
     return verb
 
 
+# An intended action that is itself an attempt ("Try the slippery rocks", "Attempt to climb").
+_ATTEMPT = re.compile(r"(?:try|attempt)(?:\s+(to|and)\b)?\s+", re.IGNORECASE)
+
+
+def tried(action: str) -> str:
+    """'tried to …' for an intended action, without trying twice: 'climb the oak' → 'tried to
+    climb the oak', 'try to climb' → 'tried to climb', 'try the slippery rocks' → 'tried the
+    slippery rocks' (the action's own verb of trying becomes the past tense)."""
+    match = _ATTEMPT.match(action)
+    if match is None:
+        return f"tried to {action}"
+    rest = action[match.end():]
+    return f"tried to {rest}" if match.group(1) else f"tried {rest}"
+
+
 def lower_first(text: str) -> str:
     """'Head to the river' → 'head to the river' (not 'i' for 'I')."""
     if not text:

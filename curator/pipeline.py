@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from curator import appraisal, fallback, network, practice, steps
+from curator import appraisal, dedup, fallback, network, practice, steps
 from curator.appraisal import AppraiseInput, MemoryAppraisal, lens_views, lens_weights
 from curator.config import CuratorConfig
 from curator.decisions import MemoryDraft
-from curator.fading import REINFORCE_REFRESH, faded_strength, refresh
+from curator.fading import faded_strength
 from curator.inputs import (
     ConsolidateInput,
     CoreReviewInput,
@@ -29,7 +29,6 @@ from curator.inputs import (
     ReconcileInput,
     RelationView,
 )
-from curator.lexicon import content_words
 from curator.models import Intent, Memory, Relationship, Tier, Turn
 from curator.narration import summary_tone
 from curator.results import ChangeSet, MemoryChange, SkippedDraft, SummaryChange
@@ -218,13 +217,9 @@ class Curation:
         if rel is not None:
             for trait in draft.traits:
                 rel.traits[trait] = rel.traits.get(trait, 0) + 1
-        repeat = self.find_repeat(thread, draft)
+        repeat = self.find_repeat(thread, draft, turn)
         if repeat is not None:
-            refresh(repeat, turn.world_time, REINFORCE_REFRESH)
-            repeat.strength_at = turn.world_time
-            repeat.importance = max(repeat.importance, kept.importance)
-            if turn.id not in repeat.source_turns:
-                repeat.source_turns.append(turn.id)
+            dedup.reinforce(repeat, draft, turn_id=turn.id, at=turn.world_time, importance=kept.importance)
             self.world.update_memory(repeat)
             self.changes.reinforced.append(memory_change(repeat, "a repeat of this memory"))
             return
@@ -252,16 +247,15 @@ class Curation:
         if rel is not None and memory.tier is not Tier.ARCHIVED:
             self.maybe_reconcile(thread, memory, old_tone)
 
-    def find_repeat(self, thread: Thread, draft: MemoryDraft) -> Memory | None:
-        words = content_words(draft.content)
-        for memory in reversed(thread.recent):
-            if memory.kind is not draft.kind:
-                continue
-            theirs = content_words(memory.content)
-            union = words | theirs
-            if union and len(words & theirs) / len(union) >= self.config.duplicate_similarity:
-                return memory
-        return None
+    def find_repeat(self, thread: Thread, draft: MemoryDraft, turn: Turn) -> Memory | None:
+        """The recent memory of the thread that `draft` repeats (dedup.py says when)."""
+
+        def action_of(memory: Memory) -> str | None:
+            return self.world.turn_action(memory.source_turns[0]) if memory.source_turns else None
+
+        action = turn.intent.action if turn.actor == thread.owner else None
+        return dedup.find_repeat(thread.recent, draft, similarity=self.config.duplicate_similarity,
+                                 action=action, action_of=action_of)
 
     # -- reviews -------------------------------------------------------------------------
 

@@ -68,6 +68,7 @@ class Reading:
     novelty: bool = False
     thwart: bool = False
     concealed: bool = False  # someone hid what they did
+    armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
 
 @lru_cache(maxsize=4096)
@@ -146,7 +147,12 @@ def _read(turn: Turn) -> Reading:
     reading.lethal = reading.danger and (
         bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
     # "Out of reach", "you get no honey": a success word a negator undoes says it went wrong.
-    plain, negated = lx.unnegated(words)
+    # A negator reaches no further than its sentence: "sniff the wind. Nothing much happens."
+    plain, negated = [], []
+    for said in re.split(r"[.;!?]+", lower):
+        sentence_plain, sentence_negated = lx.unnegated(lx.tokens(said))
+        plain += sentence_plain
+        negated += sentence_negated
     reading.failure = bool(lx.stem_hits(words, lx.FAIL, lx.FAIL_WORDS)) or any(
         p in lower for p in lx.FAIL_PHRASES) or bool(lx.stem_hits(negated, lx.SUCCESS))
     # The action's own words in the outcome ("swipe for a trout" … "a trout") mean success only
@@ -162,6 +168,8 @@ def _read(turn: Turn) -> Reading:
 
     for clause in clauses:
         _read_clause(clause, reading)
+        if clause.by_actor and _arms(clause.words):
+            reading.armed = True
         hides = clause.by_actor and bool(lx.CONCEAL.search(clause.text.lower()))
         if hides and "deceitful" not in reading.actor_traits:
             reading.actor_traits.append("deceitful")  # hiding one's deed shows one knows it is wrong
@@ -179,6 +187,11 @@ def _read(turn: Turn) -> Reading:
     # and nobody else is said to be hurt, the blood is the actor's.
     if reading.harm and reading.actor_danger and not reading.harm_by:
         reading.actor_harm = True
+    # "A flash flood sweeps you off your feet … saving your life": a danger the text shows, from
+    # which the actor's life had to be saved (or was spared), was mortal. Read before the game's
+    # hints: the text's own danger, not a declared one, is what the saved life qualifies.
+    if reading.actor_danger and lx.LIFE_SAVED.search(lower):
+        reading.actor_lethal = True
     for other in turn.others:
         reading.roles.setdefault(other, "present")
     _apply_hints(turn, reading)
@@ -211,10 +224,49 @@ def _harm_done(words: list[str], named: list[str]) -> bool:
     return False
 
 
+# Words that end a verb's object: what comes after them is where or how, not what.
+_OBJECT_ENDS = frozenset({"and", "or", "but", "to", "at", "in", "on", "onto", "into", "of", "for", "with",
+                          "from", "by", "under", "over", "across", "through", "toward", "towards", "near",
+                          "beside", "below", "above", "behind", "past", "down", "up", "out", "off",
+                          "back", "aside", "away", "while", "then"})
+
+
+def _arms(words: list[str]) -> bool:
+    """The actor sets or makes a danger: a verb of placing or making whose object (the words up
+    to a preposition) names one ("bury the steel jaws under leaf litter", "light a fire"), or
+    poisoning, whatever is poisoned."""
+    for i, word in enumerate(words):
+        if word not in lx.ARM_WORDS:
+            continue
+        if word.startswith("poison"):
+            return True
+        thing = []
+        for following in words[i + 1:i + 5]:
+            if following in _OBJECT_ENDS:
+                break
+            thing.append(following)
+        if lx.stem_hits(thing, lx.DANGER) or lx.stem_hits(thing, lx.HARM):
+            return True
+    return False
+
+
 def _lure(words: list[str], lower: str) -> bool:
     """Led somewhere, then mocked or deserted there: a trick, however helpful the verb."""
     return bool(lx.stem_hits(words, lx.GUIDE, lx.GUIDE_WORDS)) and (
         bool(lx.stem_hits(words, lx.MOCK)) or any(p in lower for p in lx.DESERT_PHRASES))
+
+
+def _gives(lower: str, named: list[str]) -> bool:
+    """Food or goods moved toward you or someone named ("noses a trout toward you"): a gift,
+    whatever the verb of moving it is."""
+    names = {display_name(c).lower() for c in named}
+    for match in lx.PASSED_TOWARD.finditer(lower):
+        thing, target = match.group(1), match.group(2)
+        valued = lx.stem_hits([thing], lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(
+            [thing], lx.GOODS, lx.GOODS_WORDS)
+        if valued and (target == "you" or target in names):
+            return True
+    return False
 
 
 def _read_clause(clause: Clause, reading: Reading) -> None:
@@ -229,7 +281,8 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     thwart = bool(lx.stem_hits(w, lx.THWART, lx.THWART_WORDS))
     harm_done = _harm_done(w, clause.named)
     hostile = thwart or harm_done or bool(lx.stem_hits(w, lx.BLOCK, lx.BLOCK_WORDS))
-    helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(p in lower for p in lx.HELP_PHRASES)
+    helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(
+        p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named)
     if clause.by_actor:
         # The actor's own deed says nothing about the others' character.
         act = "hostile" if hostile else "helped" if helps else "met"

@@ -147,6 +147,11 @@ class World:
     def turn_count(self) -> int:
         return int(self.conn.execute("select count(*) from turns").fetchone()[0])
 
+    def turn_action(self, turn_id: str) -> str | None:
+        """What the actor of a logged turn meant to do (its intent's action), if it is logged."""
+        row = self.conn.execute("select payload from turns where id = ?", (turn_id,)).fetchone()
+        return json.loads(row[0]).get("intent", {}).get("action") if row else None
+
     # -- characters --------------------------------------------------------------------
 
     def ensure_character(self, character_id: str, seen_at: datetime) -> bool:
@@ -337,9 +342,11 @@ class World:
 
     def update_memory(self, memory: Memory) -> None:
         self.conn.execute(
-            "update memories set content = ?, importance = ?, tier = ?, strength = ?, strength_at = ?, "
-            "recall_count = ?, last_recalled = ?, source_turns = ?, traits = ? where id = ?",
-            (memory.content, memory.importance, memory.tier.value, memory.strength,
+            "update memories set content = ?, kind = ?, emotional_impact = ?, valence = ?, importance = ?, "
+            "tier = ?, strength = ?, strength_at = ?, recall_count = ?, last_recalled = ?, source_turns = ?, "
+            "traits = ? where id = ?",
+            (memory.content, memory.kind.value, memory.emotional_impact, memory.valence,
+             memory.importance, memory.tier.value, memory.strength,
              iso(memory.strength_at or memory.last_recalled), memory.recall_count,
              iso(memory.last_recalled), json.dumps(memory.source_turns), json.dumps(memory.traits),
              memory.id))

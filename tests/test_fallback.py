@@ -118,8 +118,12 @@ def test_repeated_failure_becomes_a_lesson(curator, make_turn: TurnFactory) -> N
     second = curator.observe(make_turn("You slip off the wet rocks again and the trout escapes.",
                                        action="Swipe for a trout from the rocks"))
     assert [m.kind for m in first.formed] == ["failure"]
-    assert [m.kind for m in second.formed] == ["lesson_learned"]
-    assert second.formed[0].importance > first.formed[0].importance
+    # The repeat reinforces the memory of the failure (seed 000), which becomes the lesson.
+    assert not second.formed and [m.kind for m in second.reinforced] == ["lesson_learned"]
+    assert second.reinforced[0].memory_id == first.formed[0].memory_id
+    assert second.reinforced[0].importance > first.formed[0].importance
+    (memory,) = curator.character("bear").self_memories.recent_events
+    assert memory.kind == "lesson_learned" and memory.source_turns == [t.turn_id for t in (first, second)]
 
 
 @pytest.mark.parametrize(("text", "perceiver", "expected"), [

@@ -8,6 +8,9 @@ progress and shows the active ones in the context (the `goals` layer).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
 
 from curator.api import Curator
@@ -28,6 +31,12 @@ def _print_goal(goal: Goal) -> None:
 
 
 note_option = click.option("--note", default="", help="Why it changed (kept in the goal's history)")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def goal_target(fn: F) -> F:
+    """CHARACTER LABEL, the two arguments of every command about one goal."""
+    return click.argument("character")(click.argument("label")(fn))
 
 
 @click.group()
@@ -61,8 +70,7 @@ def goal_list(character: str, include_closed: bool, db: str, as_json: bool) -> N
 
 
 @goal.command(name="set")
-@click.argument("character")
-@click.argument("label")
+@goal_target
 @click.argument("description", required=False)
 @click.option("--progress", type=float, help="How far along, 0 to 1 (1 marks it done)")
 @click.option("--priority", type=int, help="Higher comes first in the context")
@@ -79,8 +87,7 @@ def goal_set(character: str, label: str, description: str | None, progress: floa
 
 
 @goal.command(name="advance")
-@click.argument("character")
-@click.argument("label")
+@goal_target
 @click.argument("by", type=float)
 @note_option
 @db_option
@@ -92,8 +99,7 @@ def goal_advance(character: str, label: str, by: float, note: str, db: str) -> N
 
 
 @goal.command(name="done")
-@click.argument("character")
-@click.argument("label")
+@goal_target
 @note_option
 @db_option
 @one_line_errors
@@ -104,8 +110,7 @@ def goal_done(character: str, label: str, note: str, db: str) -> None:
 
 
 @goal.command(name="abandon")
-@click.argument("character")
-@click.argument("label")
+@goal_target
 @note_option
 @db_option
 @one_line_errors
@@ -116,8 +121,7 @@ def goal_abandon(character: str, label: str, note: str, db: str) -> None:
 
 
 @goal.command(name="delete")
-@click.argument("character")
-@click.argument("label")
+@goal_target
 @db_option
 @one_line_errors
 def goal_delete(character: str, label: str, db: str) -> None:
@@ -128,8 +132,7 @@ def goal_delete(character: str, label: str, db: str) -> None:
 
 
 @goal.command(name="history")
-@click.argument("character")
-@click.argument("label")
+@goal_target
 @db_option
 @json_option
 @one_line_errors

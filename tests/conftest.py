@@ -153,3 +153,20 @@ def make_turn() -> TurnFactory:
         return turn
 
     return build
+
+
+def interpret_input(turn: dict[str, Any], *, perceiver: str | None = None,
+                    interactions: int = 3) -> Any:
+    """The fallback's input for one perceiver of a turn, with a relationship of `interactions`
+    to each other character it perceives (tests of the reading, not of the pipeline)."""
+    from curator.inputs import InterpretInput, RelationView
+    from curator.models import Relationship, Turn
+
+    t = Turn.model_validate(turn)
+    perceiver = perceiver or t.actor
+    role = "actor" if perceiver == t.actor else "observer"
+    subjects = list(t.others) if role == "actor" else [c for c in [t.actor, *t.others] if c != perceiver]
+    rels = {o: RelationView.of(Relationship(owner=perceiver, other=o, interactions=interactions))
+            for o in subjects}
+    return InterpretInput(perceiver=perceiver, role=role, persona="", turn=t, relationships=rels,
+                          recent_self=[], allowed_subjects=subjects)

@@ -4,24 +4,13 @@ repeats of the same event, deeds that bring danger into the world, and speech to
 from __future__ import annotations
 
 from conftest import TurnFactory
+from conftest import interpret_input as _inputs
 
 from curator import MemoryKind, Turn
 from curator.config import FORMATION_THRESHOLDS
 from curator.fallback import interpret
-from curator.inputs import InterpretInput, RelationView
-from curator.models import Relationship
+from curator.inputs import InterpretInput
 from curator.reading import read_turn
-
-
-def _inputs(turn: dict, *, perceiver: str | None = None, interactions: int = 3) -> InterpretInput:
-    t = Turn.model_validate(turn)
-    perceiver = perceiver or t.actor
-    role = "actor" if perceiver == t.actor else "observer"
-    subjects = list(t.others) if role == "actor" else [c for c in [t.actor, *t.others] if c != perceiver]
-    rels = {o: RelationView.of(Relationship(owner=perceiver, other=o, interactions=interactions))
-            for o in subjects}
-    return InterpretInput(perceiver=perceiver, role=role, persona="", turn=t, relationships=rels,
-                          recent_self=[], allowed_subjects=subjects)
 
 
 def _kept(inp: InterpretInput) -> list:  # type: ignore[type-arg]

@@ -4,26 +4,14 @@ and the outcomes they lead to."""
 from __future__ import annotations
 
 from conftest import TurnFactory
+from conftest import interpret_input as _inputs
 
 from curator import Gap, MemoryKind, Turn
 from curator.appraisal import AppraiseInput, appraise, lens_views
 from curator.config import AppraisalConfig
 from curator.fallback import interpret
-from curator.inputs import InterpretInput, RelationView
 from curator.lexicon import unnegated
-from curator.models import Relationship
 from curator.reading import read_turn
-
-
-def _inputs(turn: dict, *, perceiver: str | None = None, interactions: int = 3) -> InterpretInput:
-    t = Turn.model_validate(turn)
-    perceiver = perceiver or t.actor
-    role = "actor" if perceiver == t.actor else "observer"
-    subjects = list(t.others) if role == "actor" else [c for c in [t.actor, *t.others] if c != perceiver]
-    rels = {o: RelationView.of(Relationship(owner=perceiver, other=o, interactions=interactions))
-            for o in subjects}
-    return InterpretInput(perceiver=perceiver, role=role, persona="", turn=t, relationships=rels,
-                          recent_self=[], allowed_subjects=subjects)
 
 
 def _read(make_turn: TurnFactory, reality: str, **extra: object):  # type: ignore[no-untyped-def]

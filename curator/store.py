@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from curator.checkpoint import WRITER_AUTOCHECKPOINT, Checkpointer
 from curator.errors import InvalidInput, UnknownCharacter, WorldFormatError, WorldLocked
 from curator.migrations import migrations
 from curator.models import Memory, MemoryKind, Relationship, Tier, display_name, iso, normalize_character_id
@@ -48,6 +49,7 @@ def open_world(path: str | Path, *, busy_timeout_ms: int = 5_000) -> World:
         conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
         if not memory:
             conn.execute("pragma journal_mode = wal")
+            conn.execute(f"pragma wal_autocheckpoint = {WRITER_AUTOCHECKPOINT}")  # checkpoint.py
         conn.execute("pragma synchronous = normal")
         conn.execute("pragma foreign_keys = on")
         db = Database(conn)
@@ -62,7 +64,8 @@ def open_world(path: str | Path, *, busy_timeout_ms: int = 5_000) -> World:
         raise
     except sqlite3.DatabaseError as error:
         raise WorldFormatError(f"{path} is not a curator world: {error}") from error
-    return World(db, str(path))
+    checkpointer = None if memory else Checkpointer(str(path), busy_timeout_ms=busy_timeout_ms)
+    return World(db, str(path), checkpointer)
 
 
 def _backup(conn: sqlite3.Connection, path: Path, first_pending: str) -> Path:
@@ -77,12 +80,15 @@ def _backup(conn: sqlite3.Connection, path: Path, first_pending: str) -> Path:
 class World:
     """A world database. Every multi-row write happens inside `transaction()`."""
 
-    def __init__(self, db: Database, path: str):
+    def __init__(self, db: Database, path: str, checkpointer: Checkpointer | None = None):
         self.db = db
         self.conn: sqlite3.Connection = db.conn
         self.path = path
+        self.checkpointer = checkpointer
 
     def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.close()
         self.conn.close()
 
     @contextmanager
@@ -110,6 +116,8 @@ class World:
             if _is_locked(error):
                 raise WorldLocked(f"world {self.path} was locked at commit") from error
             raise
+        if self.checkpointer is not None:
+            self.checkpointer.committed()
 
     # -- the clock and the turn log ----------------------------------------------------
 

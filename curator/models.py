@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -47,8 +48,10 @@ def normalize_label(value: str) -> str:
     return key
 
 
+@lru_cache(maxsize=4096)
 def display_name(character_id: str) -> str:
-    """How a character is named in memory text: 'wolf' → 'Wolf', 'old_oak' → 'Old Oak'."""
+    """How a character is named in memory text: 'wolf' → 'Wolf', 'old_oak' → 'Old Oak'.
+    Cached: a turn names the same few characters dozens of times."""
     return " ".join(part.capitalize() for part in re.split(r"[_.-]+", character_id) if part)
 
 

@@ -68,6 +68,7 @@ class Curation:
         self._in_mind: dict[str, list[Thread]] = {}
         # The network rows of one perceiver's memories, written together when it is done.
         self._pending = network.Pending()
+        self._observed: tuple[Turn, Turn] | None = None
         self._lens_thresholds = {lens.name: lens.threshold for lens in self.config.appraisal.lenses}
         self._lens_views = lens_views(self.config.appraisal)
 
@@ -86,8 +87,7 @@ class Curation:
         return thread
 
     def self_thread(self, owner: str, now: datetime) -> Thread:
-        thread = Thread(owner, None, self.world.memories(owner, None, Tier.RECENT),
-                        self.world.memories(owner, None, Tier.CORE))
+        thread = Thread(owner, None, *self.world.live_memories(owner, None))
         self.fade_thread(thread, now)
         return thread
 
@@ -109,6 +109,13 @@ class Curation:
 
     # -- one perceiver of one turn ---------------------------------------------------------
 
+    def observed(self, turn: Turn) -> Turn:
+        """The turn as observers see it, made once: every observer then shares one reading
+        of it (reading.read_turn keeps the last turn object's)."""
+        if self._observed is None or self._observed[0] is not turn:
+            self._observed = (turn, turn.model_copy(update={"intent": _unseen_intent()}))
+        return self._observed[1]
+
     def perceive(self, turn: Turn, perceiver: str, role: Literal["actor", "observer"]) -> None:
         now = turn.world_time
         subjects = list(turn.others) if role == "actor" else [
@@ -117,7 +124,7 @@ class Curation:
         own = self.self_thread(perceiver, now)
         inputs = InterpretInput(
             perceiver=perceiver, role=role, persona=self.persona(perceiver),
-            turn=turn if role == "actor" else turn.model_copy(update={"intent": _unseen_intent()}),
+            turn=turn if role == "actor" else self.observed(turn),
             relationships={o: RelationView.of(t.rel) for o, t in threads.items() if t.rel},
             recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects)
         interpretation, record = self.decider.decide(

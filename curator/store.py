@@ -22,12 +22,13 @@ from sqlite_utils import Database
 from curator.checkpoint import WRITER_AUTOCHECKPOINT, Checkpointer
 from curator.errors import InvalidInput, UnknownCharacter, WorldFormatError, WorldLocked
 from curator.migrations import migrations
-from curator.models import Memory, MemoryKind, Relationship, Tier, display_name, iso, normalize_character_id
+from curator.models import Memory, Relationship, Tier, display_name, iso, normalize_character_id
+from curator.rows import MEMORY_FIELDS, SELECT_MEMORY, archived_from_row, memory_from_row, memory_row
 
-_MEMORY_FIELDS = ("id", "seq", "owner", "subject", "content", "kind", "emotional_impact", "valence",
-                  "importance", "tier", "strength", "strength_at", "recall_count", "last_recalled",
-                  "created_at", "source_turns", "traits", "place", "domain")
-SELECT_MEMORY = "select " + ", ".join(_MEMORY_FIELDS)
+# The live row as it is, but for its strength and tier as the caller has them now (faded).
+_ARCHIVE = (f"insert into memory_archive ({', '.join(MEMORY_FIELDS)}, archived_at, archived_reason) select "
+            + ", ".join(f":{f}" if f in ("strength", "tier") else f for f in MEMORY_FIELDS)
+            + ", :at, :reason from memories where id = :id")
 _GONE = ("(not exists (select 1 from memories where id = {column}) "
          "and not exists (select 1 from memory_archive where id = {column}))")
 _dt = datetime.fromisoformat
@@ -267,8 +268,7 @@ class World:
             rel.last_interaction = _dt(row[7]) if row[7] else None
             rel.trust, rel.rapport = row[8], row[9]
         if with_memories:
-            rel.recent_memories = self.memories(owner, other, Tier.RECENT)
-            rel.core_memories = self.memories(owner, other, Tier.CORE)
+            rel.recent_memories, rel.core_memories = self.live_memories(owner, other)
         return rel
 
     def relationships_among(self, owner: str, others: list[str]) -> set[str]:
@@ -309,6 +309,16 @@ class World:
             "order by seq", (owner, subject, tier.value)).fetchall()
         return [memory_from_row(row) for row in rows]
 
+    def live_memories(self, owner: str, subject: str | None) -> tuple[list[Memory], list[Memory]]:
+        """The recent and the core memories about one subject, oldest first: one statement
+        where `memories` takes two (a turn loads these for every thread of every perceiver)."""
+        recent: list[Memory] = []
+        core: list[Memory] = []
+        for row in self.conn.execute(f"{SELECT_MEMORY} from memories where owner = ? and subject is ? "
+                                     "order by seq", (owner, subject)):
+            (recent if row[9] == "recent" else core).append(memory_from_row(row))
+        return recent, core
+
     def recent_memories_before(self, until: datetime) -> Iterator[Memory]:
         """Every recent-tier memory whose strength was last set before `until` (for fading)."""
         rows = self.conn.execute(
@@ -336,8 +346,8 @@ class World:
 
     def insert_memory(self, memory: Memory, seq: int) -> None:
         self.conn.execute(
-            f"insert into memories ({', '.join(_MEMORY_FIELDS)}) values "
-            f"({', '.join('?' * len(_MEMORY_FIELDS))})", _memory_row(memory, seq))
+            f"insert into memories ({', '.join(MEMORY_FIELDS)}) values "
+            f"({', '.join('?' * len(MEMORY_FIELDS))})", memory_row(memory, seq))
 
     def update_memory(self, memory: Memory) -> None:
         self.conn.execute(
@@ -350,23 +360,19 @@ class World:
 
     def archive_memory(self, memory: Memory, *, reason: str, at: datetime) -> None:
         """Move a memory to the archive: never deleted, only out of the live tiers."""
-        cur = self.conn.execute(
-            f"insert into memory_archive ({', '.join(_MEMORY_FIELDS)}, archived_at, archived_reason) "
-            f"select {', '.join(_MEMORY_FIELDS)}, ?, ? from memories where id = ?",
-            (iso(at), reason, memory.id))
+        cur = self.conn.execute(_ARCHIVE, {"strength": memory.strength, "tier": memory.tier.value,
+                                           "at": iso(at), "reason": reason, "id": memory.id})
         if cur.rowcount != 1:
             raise WorldFormatError(f"memory {memory.id} is not in the live tiers")
-        self.conn.execute("update memory_archive set strength = ?, tier = ? where id = ?",
-                          (memory.strength, memory.tier.value, memory.id))
         self.conn.execute("delete from memories where id = ?", (memory.id,))
         memory.archived_at, memory.archived_reason = at, reason
         memory.tier = Tier.ARCHIVED
 
     def insert_archived(self, memory: Memory, seq: int) -> None:
-        row = _memory_row(memory, seq)
+        row = memory_row(memory, seq)
         self.conn.execute(
-            f"insert into memory_archive ({', '.join(_MEMORY_FIELDS)}, archived_at, archived_reason) "
-            f"values ({', '.join('?' * (len(_MEMORY_FIELDS) + 2))})",
+            f"insert into memory_archive ({', '.join(MEMORY_FIELDS)}, archived_at, archived_reason) "
+            f"values ({', '.join('?' * (len(MEMORY_FIELDS) + 2))})",
             (*row, iso(memory.archived_at) if memory.archived_at else None, memory.archived_reason))
 
     def next_memory_seq(self) -> int:
@@ -374,32 +380,4 @@ class World:
             "select max(coalesce((select max(seq) from memories), 0), "
             "coalesce((select max(seq) from memory_archive), 0)) + 1").fetchone()
         return int(row[0])
-
-
-def _memory_row(memory: Memory, seq: int) -> tuple[Any, ...]:
-    return (memory.id, seq, memory.owner, memory.subject, memory.content, memory.kind.value,
-            memory.emotional_impact, memory.valence, memory.importance, memory.tier.value,
-            memory.strength, iso(memory.strength_at or memory.created_at), memory.recall_count,
-            iso(memory.last_recalled), iso(memory.created_at), json.dumps(memory.source_turns),
-            json.dumps(memory.traits), memory.place, memory.domain)
-
-
-def archived_from_row(row: tuple[Any, ...]) -> Memory:
-    """An archive row: the memory's columns, then archived_at and archived_reason."""
-    memory = memory_from_row(row[:-2])
-    memory.tier = Tier.ARCHIVED
-    memory.archived_at = _dt(row[-2]) if row[-2] else None
-    memory.archived_reason = row[-1]
-    return memory
-
-
-def memory_from_row(row: tuple[Any, ...]) -> Memory:
-    # Rows were validated when written; model_construct skips re-validating on every read.
-    return Memory.model_construct(
-        id=row[0], owner=row[2], subject=row[3], content=row[4], kind=MemoryKind(row[5]),
-        emotional_impact=row[6], valence=row[7], importance=row[8], tier=Tier(row[9]),
-        strength=row[10], strength_at=_dt(row[11]) if row[11] else None, recall_count=row[12],
-        last_recalled=_dt(row[13]), created_at=_dt(row[14]), source_turns=json.loads(row[15]),
-        traits=json.loads(row[16]) if row[16] else [], place=row[17], domain=row[18],
-        archived_at=None, archived_reason=None)
 

@@ -29,7 +29,7 @@ from curator.inputs import (
     ReconcileInput,
     RelationView,
 )
-from curator.lexicon import content_words
+from curator.lexicon import word_set
 from curator.models import Intent, Memory, Relationship, Tier, Turn
 from curator.narration import summary_tone
 from curator.results import ChangeSet, MemoryChange, SkippedDraft, SummaryChange
@@ -258,11 +258,11 @@ class Curation:
             self.maybe_reconcile(thread, memory, old_tone)
 
     def find_repeat(self, thread: Thread, draft: MemoryDraft) -> Memory | None:
-        words = content_words(draft.content)
+        words = word_set(draft.content)
         for memory in reversed(thread.recent):
             if memory.kind is not draft.kind:
                 continue
-            theirs = content_words(memory.content)
+            theirs = word_set(memory.content)
             union = words | theirs
             if union and len(words & theirs) / len(union) >= self.config.duplicate_similarity:
                 return memory

@@ -30,7 +30,7 @@ from curator.inputs import (
     RelationView,
 )
 from curator.lexicon import word_set
-from curator.models import Intent, Memory, Relationship, Tier, Turn
+from curator.models import Intent, Memory, Relationship, Tier, Turn, trusted
 from curator.narration import summary_tone
 from curator.results import ChangeSet, MemoryChange, SkippedDraft, SummaryChange
 from curator.steps import Decider
@@ -233,13 +233,13 @@ class Curation:
             self.world.update_memory(repeat)
             self.changes.reinforced.append(memory_change(repeat, "a repeat of this memory"))
             return
-        memory = Memory.model_construct(
-            id=_memory_id(turn.id, thread.owner, index), owner=thread.owner, subject=draft.subject,
-            content=draft.content, kind=draft.kind, emotional_impact=draft.emotional_impact,
-            valence=draft.valence, importance=kept.importance, tier=Tier.RECENT, strength=1.0,
-            recall_count=0, last_recalled=turn.world_time, created_at=turn.world_time,
-            strength_at=turn.world_time, source_turns=[turn.id], traits=list(draft.traits),
-            place=turn.place, domain=turn.domain, archived_at=None, archived_reason=None)
+        memory = trusted(Memory, {  # a draft's fields were validated; in the model's order
+            "id": _memory_id(turn.id, thread.owner, index), "owner": thread.owner, "subject": draft.subject,
+            "content": draft.content, "kind": draft.kind, "emotional_impact": draft.emotional_impact,
+            "valence": draft.valence, "importance": kept.importance, "tier": Tier.RECENT, "strength": 1.0,
+            "recall_count": 0, "last_recalled": turn.world_time, "created_at": turn.world_time,
+            "strength_at": turn.world_time, "source_turns": [turn.id], "traits": list(draft.traits),
+            "place": turn.place, "domain": turn.domain, "archived_at": None, "archived_reason": None})
         if found is None:
             strongest()
         self.world.insert_memory(memory, self.seq)

@@ -22,7 +22,7 @@ from sqlite_utils import Database
 from curator.checkpoint import WRITER_AUTOCHECKPOINT, Checkpointer
 from curator.errors import InvalidInput, UnknownCharacter, WorldFormatError, WorldLocked
 from curator.migrations import migrations
-from curator.models import Memory, Relationship, Tier, display_name, iso, normalize_character_id
+from curator.models import Memory, Relationship, Tier, display_name, iso, normalize_character_id, trusted
 from curator.rows import MEMORY_FIELDS, SELECT_MEMORY, archived_from_row, memory_from_row, memory_row
 
 # The live row as it is, but for its strength and tier as the caller has them now (faded).
@@ -263,20 +263,17 @@ class World:
             "select immediate_context, long_term_summary, current_sentiment, overall_bond, "
             "interactions, traits, first_met, last_interaction, trust, rapport from relationships "
             "where owner = ? and other = ?", (owner, other)).fetchone()
-        rel = Relationship.model_construct(
-            owner=owner, other=other, immediate_context="", long_term_summary="",
-            current_sentiment=0.0, overall_bond=0.0, trust=0.5, rapport=0.5, interactions=0,
-            traits={}, first_met=None, last_interaction=None, recent_memories=[], core_memories=[])
-        if row is not None:
-            rel.immediate_context, rel.long_term_summary = row[0] or "", row[1] or ""
-            rel.current_sentiment, rel.overall_bond, rel.interactions = row[2], row[3], row[4]
-            rel.traits = json.loads(row[5]) if row[5] else {}
-            rel.first_met = _dt(row[6]) if row[6] else None
-            rel.last_interaction = _dt(row[7]) if row[7] else None
-            rel.trust, rel.rapport = row[8], row[9]
-        if with_memories:
-            rel.recent_memories, rel.core_memories = self.live_memories(owner, other)
-        return rel
+        recent, core = self.live_memories(owner, other) if with_memories else ([], [])
+        if row is None:
+            row = ("", "", 0.0, 0.0, 0, None, None, None, 0.5, 0.5)
+        return trusted(Relationship, {  # in the model's field order (models.trusted)
+            "owner": owner, "other": other, "immediate_context": row[0] or "",
+            "long_term_summary": row[1] or "", "current_sentiment": row[2], "overall_bond": row[3],
+            "trust": row[8], "rapport": row[9], "interactions": row[4],
+            "traits": json.loads(row[5]) if row[5] else {},
+            "first_met": _dt(row[6]) if row[6] else None,
+            "last_interaction": _dt(row[7]) if row[7] else None,
+            "recent_memories": recent, "core_memories": core})
 
     def relationships_among(self, owner: str, others: list[str]) -> set[str]:
         """Which of `others` the owner has a relationship with."""

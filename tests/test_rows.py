@@ -54,3 +54,23 @@ def test_a_stored_memory_reads_back_as_it_was_formed(tmp_path: Path, make_turn: 
         recent, core = world.live_memories("bear", "wolf")
         assert [m.id for m in recent] == [memory_id] and core == []
         assert recent == world.memories("bear", "wolf", Tier.RECENT)
+
+
+def test_a_turn_builds_its_memories_relationships_and_lens_scores_directly(
+        monkeypatch: Any, make_turn: TurnFactory) -> None:
+    # Every trusted() call on the turn's path names the fields in the model's order; one that
+    # did not would still be right, through model_construct, only slower: this says which.
+    from curator.appraisal import LensScore
+
+    def refuse(cls: type, *args: Any, **kwargs: Any) -> None:
+        raise AssertionError(f"{cls.__name__}.model_construct on the turn's path")
+
+    with Curator(":memory:") as curator:
+        curator.observe(make_turn("Wolf blocks your path and growls.", others=["wolf"], observers=["owl"]))
+        for model in (Memory, Relationship, LensScore):
+            monkeypatch.setattr(model, "model_construct", classmethod(refuse))
+        curator.observe(make_turn("Wolf shows you a hidden patch of berries.", others=["wolf"],
+                                  observers=["owl"]))
+        curator.observe(make_turn("Wolf blocks your path again and growls.", others=["wolf"]))
+        monkeypatch.undo()
+        assert curator.world.relationship("bear", "wolf").interactions == 3

@@ -49,6 +49,23 @@ def test_a_busy_world_is_checkpointed_in_the_background(tmp_path: Path, make_tur
     conn.close()
 
 
+def test_after_a_pause_the_log_starts_over(tmp_path: Path, make_turn: TurnFactory) -> None:
+    # Once this thread has copied every frame, the writer's next commit rewinds the log
+    # instead of growing it: it then holds that one commit's frames.
+    with Curator(tmp_path / "world.db") as world:
+        checkpointer = world.world.checkpointer
+        assert checkpointer is not None
+        for n in range(EVERY_COMMITS):
+            world.observe(make_turn(f"Wolf growls at you by the river, time {n}.", others=["wolf"]))
+        assert _wait_for(lambda: checkpointer.runs >= 1)
+        assert checkpointer.last is not None
+        _, frames_before, copied = checkpointer.last
+        assert copied == frames_before > 0
+        world.observe(make_turn("Wolf shows you a hidden patch of berries.", others=["wolf"]))
+        _, frames_after, _ = world.world.conn.execute("pragma wal_checkpoint(PASSIVE)").fetchone()
+        assert 0 < frames_after < frames_before
+
+
 def test_a_few_commits_start_no_thread(tmp_path: Path, make_turn: TurnFactory) -> None:
     with Curator(tmp_path / "world.db") as world:
         world.observe(make_turn("Wolf growls at you.", others=["wolf"]))

@@ -12,7 +12,7 @@ from pathlib import Path
 from conftest import TurnFactory
 
 from curator import Curator
-from curator.checkpoint import EVERY_COMMITS, WRITER_AUTOCHECKPOINT, Checkpointer
+from curator.checkpoint import PAGES, WRITER_AUTOCHECKPOINT, Checkpointer
 
 
 def _threads() -> list[str]:
@@ -32,20 +32,20 @@ def test_a_busy_world_is_checkpointed_in_the_background(tmp_path: Path, make_tur
     path = tmp_path / "world.db"
     with Curator(path) as world:
         checkpointer = world.world.checkpointer
-        assert checkpointer is not None
+        assert checkpointer is not None and checkpointer.pages == PAGES
         assert world.world.conn.execute("pragma wal_autocheckpoint").fetchone()[0] == WRITER_AUTOCHECKPOINT
-        for n in range(EVERY_COMMITS):
+        checkpointer.pages = 40  # a few turns' frames, not SQLite's 1,000
+        for n in range(16):
             world.observe(make_turn(f"Wolf growls at you by the river, time {n}.", others=["wolf"]))
         assert _wait_for(lambda: checkpointer.runs >= 1), "no checkpoint ran"
+        # What is left uncopied is under the threshold: the commits since the last pass began.
+        assert _wait_for(lambda: (checkpointer.backlog() or 0) < checkpointer.pages)
+        assert checkpointer.last is not None and checkpointer.last[2] > checkpointer.pages
         assert checkpointer.errors == 0
-        # Everything the log held is in the world file now: a second checkpoint finds no
-        # frame left to copy (busy 0, every frame of the log already checkpointed).
-        busy, frames, done = world.world.conn.execute("pragma wal_checkpoint(PASSIVE)").fetchone()
-        assert busy == 0 and frames == done
     assert not _threads()  # close() stopped it
     assert not (tmp_path / "world.db-wal").exists()  # the last connection folded the log in
     conn = sqlite3.connect(path)
-    assert conn.execute("select count(*) from turns").fetchone()[0] == EVERY_COMMITS
+    assert conn.execute("select count(*) from turns").fetchone()[0] == 16
     conn.close()
 
 
@@ -55,8 +55,12 @@ def test_after_a_pause_the_log_starts_over(tmp_path: Path, make_turn: TurnFactor
     with Curator(tmp_path / "world.db") as world:
         checkpointer = world.world.checkpointer
         assert checkpointer is not None
-        for n in range(EVERY_COMMITS):
+        for n in range(16):  # well under PAGES: nothing copied yet
             world.observe(make_turn(f"Wolf growls at you by the river, time {n}.", others=["wolf"]))
+        assert checkpointer.runs == 0
+        checkpointer.pages = 1
+        checkpointer.committed()  # as after a commit: one pass copies the 16 turns' frames
+        checkpointer.pages = PAGES
         assert _wait_for(lambda: checkpointer.runs >= 1)
         assert checkpointer.last is not None
         _, frames_before, copied = checkpointer.last
@@ -64,6 +68,32 @@ def test_after_a_pause_the_log_starts_over(tmp_path: Path, make_turn: TurnFactor
         world.observe(make_turn("Wolf shows you a hidden patch of berries.", others=["wolf"]))
         _, frames_after, _ = world.world.conn.execute("pragma wal_checkpoint(PASSIVE)").fetchone()
         assert 0 < frames_after < frames_before
+
+
+def test_the_backlog_is_read_from_the_log_index(tmp_path: Path, make_turn: TurnFactory) -> None:
+    with Curator(tmp_path / "world.db") as world:
+        checkpointer = world.world.checkpointer
+        assert checkpointer is not None
+        for n in range(5):
+            world.observe(make_turn(f"Wolf growls at you, time {n}.", others=["wolf"]))
+        backlog = checkpointer.backlog()
+        assert backlog is not None and 0 < backlog < PAGES and checkpointer.runs == 0
+        # What SQLite itself counts: the frames in the log, none copied yet.
+        _, frames, copied = world.world.conn.execute("pragma wal_checkpoint(PASSIVE)").fetchone()
+        assert (frames, copied) == (backlog, backlog)
+        assert checkpointer.backlog() == 0
+
+
+def test_without_the_log_index_it_counts_commits(tmp_path: Path) -> None:
+    checkpointer = Checkpointer(str(tmp_path / "no-such.db"), every=3)
+    assert checkpointer.backlog() is None
+    checkpointer.committed()
+    checkpointer.committed()
+    assert not _threads()
+    checkpointer.committed()  # the third: a thread starts (its checkpoint fails: no world)
+    assert _wait_for(lambda: checkpointer.errors + checkpointer.runs >= 1)
+    checkpointer.close()
+    assert not _threads()
 
 
 def test_a_few_commits_start_no_thread(tmp_path: Path, make_turn: TurnFactory) -> None:
@@ -76,7 +106,7 @@ def test_a_few_commits_start_no_thread(tmp_path: Path, make_turn: TurnFactory) -
 def test_a_world_in_memory_has_no_checkpointer(make_turn: TurnFactory) -> None:
     with Curator(":memory:") as world:
         assert world.world.checkpointer is None
-        for n in range(EVERY_COMMITS + 1):
+        for n in range(20):
             world.observe(make_turn(f"Wolf growls at you, time {n}.", others=["wolf"]))
         assert not _threads()
 

@@ -177,9 +177,8 @@ class Curator(WorldReads):
                 raise TimeWentBackwards(f"{iso(turn.world_time)} is before the world clock "
                                         f"{iso(clock)}", field="world_time", turn_id=turn.id)
             curation = Curation(world, self.config, decider)
-            for character in turn.characters:
-                if world.ensure_character(character, turn.world_time):
-                    curation.changes.created_characters.append(character)
+            created = world.ensure_characters(turn.characters, turn.world_time)
+            curation.changes.created_characters.extend(created)
             pending: list[Request] = []
             perceivers: list[tuple[str, Literal["actor", "observer"]]] = [(turn.actor, "actor")]
             perceivers += [(observer, "observer") for observer in turn.observers]

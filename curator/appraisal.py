@@ -25,7 +25,7 @@ from curator import lexicon as lx
 from curator.config import AppraisalConfig
 from curator.decisions import MAX_MEMORIES_PER_TURN, MemoryDraft, ModelText, _context, _Decision
 from curator.evolution import stored_attributes
-from curator.models import Gap, MemoryKind, Turn, display_name
+from curator.models import Gap, MemoryKind, Turn, display_name, trusted
 from curator.reading import Reading, read_turn
 from curator.store import World
 
@@ -398,6 +398,6 @@ def appraise(inp: AppraiseInput) -> Appraisal:
             p, why = rule(scene, draft) if rule is not None else _custom(scene, draft, lens)
             # The rules keep the decision's domain rules (0..1, short reasons in words), so the
             # models are built without validating again: appraisal runs on every turn.
-            scores[lens.name] = LensScore.model_construct(priority=p, justification=why[:MAX_JUSTIFICATION])
+            scores[lens.name] = trusted(LensScore, {"priority": p, "justification": why[:MAX_JUSTIFICATION]})
         memories.append(MemoryAppraisal.model_construct(lenses=scores))
     return Appraisal.model_construct(memories=memories)

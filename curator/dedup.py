@@ -21,11 +21,12 @@ and the fallback's are deduplicated alike.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 
 from curator.decisions import MemoryDraft
 from curator.fading import REINFORCE_REFRESH, refresh
-from curator.lexicon import content_words, tokens
+from curator.lexicon import tokens, word_set
 from curator.models import Memory, MemoryKind
 
 RETOLD_SHARE = 0.9  # of the shorter memory's words, found in the longer: the same event retold
@@ -47,10 +48,10 @@ def find_repeat(recent: Sequence[Memory], draft: MemoryDraft, *, similarity: flo
     """The recent memory (newest first) that `draft` repeats, or None. `action` is what the
     draft's turn meant to do and `action_of` what an earlier memory's turn meant to do: given
     both, a failure of the owner's own is matched to an earlier failure of the same attempt."""
-    words = content_words(draft.content)
+    words = word_set(draft.content)  # read once per text: compared on every turn
     attempted = attempt_objects(action) if action and draft.subject is None else set()
     for memory in reversed(recent):
-        theirs = content_words(memory.content)
+        theirs = word_set(memory.content)
         if memory.kind is draft.kind and _jaccard(words, theirs) >= similarity:
             return memory
         if _retold(words, theirs) and abs(memory.valence - draft.valence) <= RETOLD_VALENCE:
@@ -107,11 +108,11 @@ def _singular(word: str) -> str:
     return word
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
+def _jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     union = a | b
     return len(a & b) / len(union) if union else 0.0
 
 
-def _retold(a: set[str], b: set[str]) -> bool:
+def _retold(a: AbstractSet[str], b: AbstractSet[str]) -> bool:
     shorter = min(len(a), len(b))
     return shorter >= RETOLD_MIN_WORDS and len(a & b) / shorter >= RETOLD_SHARE

@@ -19,7 +19,8 @@ from datetime import datetime
 from curator.config import EvolutionConfig
 from curator.models import Memory, MemoryKind, display_name, iso
 from curator.personality import AttributeChange
-from curator.store import SELECT_MEMORY, World, memory_from_row
+from curator.rows import SELECT_MEMORY, memory_from_row
+from curator.store import World
 
 K = MemoryKind
 _MIN_DELTA = 0.0005  # smaller moves are not worth a line in the log

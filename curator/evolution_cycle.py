@@ -32,8 +32,9 @@ from curator.personality import DefiningMemory, PersonalitySnapshot
 from curator.pipeline import Curation
 from curator.results import StepRecord
 from curator.rounds import Pending, Request
+from curator.rows import SELECT_MEMORY, memory_from_row
 from curator.steps import IDENTITY, Decider
-from curator.store import SELECT_MEMORY, World, memory_from_row
+from curator.store import World
 
 _SNAPSHOT_COLUMNS = ("id", "character", "world_time", "work_style", "risk_tolerance", "social_orientation",
                      "learning_style", "stress_response", "identity_summary", "narrative_by",

@@ -26,7 +26,7 @@ from curator.inputs import (
     MemoryView,
     ReconcileInput,
 )
-from curator.lexicon import content_words, trait_polarity
+from curator.lexicon import trait_polarity, word_set
 from curator.models import Gap, MemoryKind, Turn, display_name
 from curator.narration import describe_relationship, lower_first, retell, sentence, summary_tone, tried
 from curator.reading import Reading, read_turn
@@ -42,9 +42,9 @@ def _clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:
 
 def _similar_failures(recent_self: list[MemoryView], turn: Turn) -> int:
     """How many recent failures this turn repeats: three shared content words make a repeat."""
-    wanted = content_words(f"{turn.intent.action} {turn.reality}")
+    wanted = word_set(f"{turn.intent.action} {turn.reality}")
     return sum(1 for m in recent_self if m.kind in ("failure", "lesson_learned")
-               and len(wanted & content_words(m.content)) >= 3)
+               and len(wanted & word_set(m.content)) >= 3)
 
 
 def significance(inp: InterpretInput, reading: Reading) -> float:

@@ -14,7 +14,8 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from curator.models import Memory, MemoryKind, Tier, iso
-from curator.store import SELECT_MEMORY, World, archived_from_row, memory_from_row
+from curator.rows import SELECT_MEMORY, archived_from_row, memory_from_row
+from curator.store import World
 
 _dt = datetime.fromisoformat
 _MARKED = re.compile("\x01(.*?)\x02", re.S)

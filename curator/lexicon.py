@@ -48,6 +48,13 @@ def content_words(text: str) -> set[str]:
     return {w for w in tokens(text) if len(w) > 2 and w not in _STOPWORDS}
 
 
+@lru_cache(maxsize=8192)
+def word_set(text: str) -> frozenset[str]:
+    """`content_words`, read once per text: a memory's words are compared on every turn that
+    touches its thread (dedup, links, repeated failures), and a text's words never change."""
+    return frozenset(content_words(text))
+
+
 @lru_cache(maxsize=256)
 def _stem_pattern(stems: frozenset[str]) -> re.Pattern[str]:
     # One alternation per stem set: a word matches if it is a stem plus at most three letters.

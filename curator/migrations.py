@@ -335,6 +335,27 @@ def m008_goals_and_practice(db: Database) -> None:
     db.table("evolution_marks").add_column("through_goal", int, not_null_default=0)
 
 
+@migrations()
+def m009_archive_keeps_its_index_row(db: Database) -> None:
+    """Archiving a memory leaves its full-text row alone. The row is keyed by seq, which the
+    memory keeps, but m004's archive insert trigger deleted it and indexed the same words
+    again: two FTS5 writes for each of the ~1.3 memories a busy turn fades or pushes out.
+    Skipped only when the live row it comes from holds exactly the indexed columns (so the
+    index row is already right); an import or any other archive insert is indexed as before."""
+    _run_script(db.conn, """
+    drop trigger archive_fts_insert;
+    create trigger archive_fts_insert after insert on memory_archive
+        when not exists (select 1 from memories m where m.seq = new.seq and m.owner = new.owner
+            and m.content is new.content and m.subject is new.subject and m.place is new.place
+            and m.domain is new.domain) begin
+        delete from memory_fts where rowid = new.seq;
+        insert into memory_fts (rowid, text, about, owner) values (new.seq, new.content,
+            trim(coalesce(new.subject, '') || ' ' || coalesce(new.place, '') || ' '
+                 || coalesce(new.domain, '')), new.owner);
+    end;
+    """)
+
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""
     pending = ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from curator.lexicon import NEGATIVE_TRAITS, POSITIVE_TRAITS
 from curator.models import display_name
@@ -58,12 +59,17 @@ def _cap_like(word: str, template: str) -> str:
     return word[:1].upper() + word[1:] if template[:1].isupper() else word
 
 
+@lru_cache(maxsize=1024)
 def retell(text: str, *, perceiver: str, actor: str) -> str:
     """Rewrite a game master's second-person text from the perceiver's point of view.
 
     If the perceiver is the actor, "you" becomes "I/me" and "your" "my". Otherwise "you"
     becomes the actor's name. Either way the perceiver's own name becomes "I/me/my".
     Quoted speech is kept word for word.
+
+    Cached: one interpretation retells the same reality or clause for its self memory, its
+    relationship memories, the immediate context and the relationship notes (3-4 calls per
+    perceiver, half of them repeats), and the answer depends on the three strings alone.
     """
     if '"' in text or "\u201c" in text:
         return "".join(part if _QUOTED.fullmatch(part) else _retell_words(part, perceiver, actor)
@@ -73,8 +79,13 @@ def retell(text: str, *, perceiver: str, actor: str) -> str:
 
 def _retell_words(text: str, perceiver: str, actor: str) -> str:
     is_actor = perceiver == actor
-    actor_name = display_name(actor)
     own_name = display_name(perceiver).lower()
+    lowered = text.lower()
+    # Only "you…" words and (for an observer) its own name are rewritten: text with neither
+    # comes back as it is, and the words around a rewrite are read only where there is one.
+    if "you" not in lowered and (is_actor or own_name not in lowered):
+        return text
+    actor_name = display_name(actor)
     parts = _WORD.findall(text)
     out: list[str] = []
     prev_word = ""  # last word seen, lowercased; "" at the start of a clause
@@ -85,6 +96,10 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                 prev_word = ""
             continue
         lower = part.lower()
+        if not lower.startswith("you") and (is_actor or not lower.startswith(own_name)):
+            out.append(part)
+            prev_word = lower
+            continue
         # A bare "you" is an object after a preposition or a verb that looks like one
         # ("blocks you", "warned you"); anywhere else it starts a clause ("as you reach").
         after = _next_word(parts, i)

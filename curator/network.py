@@ -20,10 +20,9 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from typing import Any, Literal
 
-from curator.lexicon import content_words
+from curator.lexicon import word_set
 from curator.models import Memory, Tier, iso
 from curator.store import World
 
@@ -50,19 +49,13 @@ def text_similarity(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     return len(a & b) / math.sqrt(len(a) * len(b))
 
 
-@lru_cache(maxsize=8192)
-def _words(text: str) -> frozenset[str]:
-    # A memory is compared on every turn that involves its subject: read its words once.
-    return frozenset(content_words(text))
-
-
 def related(world: World, content: str, subject: str | None, candidates: Sequence[Memory], *,
             floor: float, limit: int) -> list[Link]:
     """Of `candidates` (the owner's memories in mind, oldest first), the ones most related to
     `content`, strongest first: at most `limit`, none under `floor`."""
     if limit <= 0 or not candidates:
         return []
-    words = _words(content)
+    words = word_set(content)
     near: set[str] = set()
     if subject is not None:
         about = [m for m in candidates if m.subject == subject and m.tier is Tier.RECENT]
@@ -70,7 +63,7 @@ def related(world: World, content: str, subject: str | None, candidates: Sequenc
     scored: dict[str, tuple[float, Literal["text", "subject"]]] = {}
     for memory in candidates:
         same = subject is not None and memory.subject == subject
-        strength = text_similarity(words, _words(memory.content)) + (SAME_SUBJECT_BONUS if same else 0.0)
+        strength = text_similarity(words, word_set(memory.content)) + (SAME_SUBJECT_BONUS if same else 0.0)
         by: Literal["text", "subject"] = "text"
         if memory.id in near and strength < SUBJECT_STRENGTH:
             strength, by = SUBJECT_STRENGTH, "subject"

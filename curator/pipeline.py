@@ -29,7 +29,7 @@ from curator.inputs import (
     ReconcileInput,
     RelationView,
 )
-from curator.models import Intent, Memory, Relationship, Tier, Turn
+from curator.models import Intent, Memory, Relationship, Tier, Turn, trusted
 from curator.narration import summary_tone
 from curator.results import ChangeSet, MemoryChange, SkippedDraft, SummaryChange
 from curator.steps import Decider
@@ -67,6 +67,7 @@ class Curation:
         self._in_mind: dict[str, list[Thread]] = {}
         # The network rows of one perceiver's memories, written together when it is done.
         self._pending = network.Pending()
+        self._observed: tuple[Turn, Turn] | None = None
         self._lens_thresholds = {lens.name: lens.threshold for lens in self.config.appraisal.lenses}
         self._lens_views = lens_views(self.config.appraisal)
 
@@ -85,8 +86,7 @@ class Curation:
         return thread
 
     def self_thread(self, owner: str, now: datetime) -> Thread:
-        thread = Thread(owner, None, self.world.memories(owner, None, Tier.RECENT),
-                        self.world.memories(owner, None, Tier.CORE))
+        thread = Thread(owner, None, *self.world.live_memories(owner, None))
         self.fade_thread(thread, now)
         return thread
 
@@ -108,6 +108,13 @@ class Curation:
 
     # -- one perceiver of one turn ---------------------------------------------------------
 
+    def observed(self, turn: Turn) -> Turn:
+        """The turn as observers see it, made once: every observer then shares one reading
+        of it (reading.read_turn keeps the last turn object's)."""
+        if self._observed is None or self._observed[0] is not turn:
+            self._observed = (turn, turn.model_copy(update={"intent": _unseen_intent()}))
+        return self._observed[1]
+
     def perceive(self, turn: Turn, perceiver: str, role: Literal["actor", "observer"]) -> None:
         now = turn.world_time
         subjects = list(turn.others) if role == "actor" else [
@@ -116,7 +123,7 @@ class Curation:
         own = self.self_thread(perceiver, now)
         inputs = InterpretInput(
             perceiver=perceiver, role=role, persona=self.persona(perceiver),
-            turn=turn if role == "actor" else turn.model_copy(update={"intent": _unseen_intent()}),
+            turn=turn if role == "actor" else self.observed(turn),
             relationships={o: RelationView.of(t.rel) for o, t in threads.items() if t.rel},
             recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects)
         interpretation, record = self.decider.decide(
@@ -223,13 +230,13 @@ class Curation:
             self.world.update_memory(repeat)
             self.changes.reinforced.append(memory_change(repeat, "a repeat of this memory"))
             return
-        memory = Memory.model_construct(
-            id=_memory_id(turn.id, thread.owner, index), owner=thread.owner, subject=draft.subject,
-            content=draft.content, kind=draft.kind, emotional_impact=draft.emotional_impact,
-            valence=draft.valence, importance=kept.importance, tier=Tier.RECENT, strength=1.0,
-            recall_count=0, last_recalled=turn.world_time, created_at=turn.world_time,
-            strength_at=turn.world_time, source_turns=[turn.id], traits=list(draft.traits),
-            place=turn.place, domain=turn.domain, archived_at=None, archived_reason=None)
+        memory = trusted(Memory, {  # a draft's fields were validated; in the model's order
+            "id": _memory_id(turn.id, thread.owner, index), "owner": thread.owner, "subject": draft.subject,
+            "content": draft.content, "kind": draft.kind, "emotional_impact": draft.emotional_impact,
+            "valence": draft.valence, "importance": kept.importance, "tier": Tier.RECENT, "strength": 1.0,
+            "recall_count": 0, "last_recalled": turn.world_time, "created_at": turn.world_time,
+            "strength_at": turn.world_time, "source_turns": [turn.id], "traits": list(draft.traits),
+            "place": turn.place, "domain": turn.domain, "archived_at": None, "archived_reason": None})
         if found is None:
             strongest()
         self.world.insert_memory(memory, self.seq)

@@ -230,8 +230,18 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
     else:
         feeling, valence = "curious", 0.0
     watched = sentence(f"I watched {display_name(turn.actor)}: {told}")
+    kind = MemoryKind.WITNESSED
+    # An observer the actor's deed was done to is no bystander: helped, it was a kindness to
+    # it (a wolf watching the bear free its leg), attacked, a clash with it.
+    done_to_me = reading.acts_on.get(inp.perceiver)
+    if done_to_me == "helped":
+        kind, feeling, valence = MemoryKind.KINDNESS, "grateful", 0.75
+        watched = sentence(f"{display_name(turn.actor)} came to my aid: {told}")
+    elif done_to_me == "hostile":
+        kind, feeling, valence = MemoryKind.CONFLICT, "angry", -0.6
+        watched = sentence(f"{display_name(turn.actor)} turned on me: {told}")
     drafts = [MemoryDraft(subject=turn.actor, content=watched,
-                          kind=MemoryKind.WITNESSED, emotional_impact=feeling, valence=valence,
+                          kind=kind, emotional_impact=feeling, valence=valence,
                           importance=sig, traits=reading.actor_traits[:4])]
     for other, role in reading.roles.items():
         if other == inp.perceiver or role == "present" or sig < 0.5 or len(drafts) >= 4:
@@ -275,7 +285,12 @@ def interpret(inp: InterpretInput) -> Interpretation:
         notes.append(ContextNote(about=turn.actor, text=sentence(told)))
     feelings = []
     shown = sum(trait_polarity(t) for t in reading.actor_traits)
-    if inp.role == "observer" and shown and turn.actor in inp.allowed_subjects:
+    done_to_me = reading.acts_on.get(inp.perceiver) if inp.role == "observer" else None
+    if done_to_me in ("helped", "hostile") and turn.actor in inp.allowed_subjects:
+        # What was done to the observer moves it as it moves an actor: by how much it mattered.
+        sign = 1.0 if done_to_me == "helped" else -1.0
+        feelings.append(Feeling(toward=turn.actor, sentiment_shift=round(sign * (0.15 + 0.45 * sig), 3)))
+    elif inp.role == "observer" and shown and turn.actor in inp.allowed_subjects:
         # An observer judges the actor by what its deeds showed (kept a secret, stood up to a threat).
         feelings.append(Feeling(toward=turn.actor, sentiment_shift=0.1 if shown > 0 else -0.1))
     for other, role in reading.roles.items():

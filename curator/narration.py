@@ -141,6 +141,11 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                 j, verb = nxt
                 parts[j] = _first_person(verb)
                 _agree_coordinated(parts, j, _first_person)
+                # "Wolf pulls his leg free" → "I pull my leg free": the possessive straight
+                # after the verb is the subject's own.
+                owned = _next_word(parts, j)
+                if owned is not None and owned[1].lower() in ("his", "her", "its"):
+                    parts[owned[0]] = _cap_like("my", owned[1])
         elif lower == own_name + "'s" and not is_actor:
             replacement = "my"
         if replacement is not None:

@@ -139,6 +139,10 @@ def test_repeated_failure_becomes_a_lesson(curator, make_turn: TurnFactory) -> N
     ('You tell Wolf: "I saw you at the river." Then you leave.', "owl",
      'Bear tells Wolf: "I saw you at the river." Then Bear leaves.'),
     ('You tell Wolf: "I saw you at the river."', "bear", 'I tell Wolf: "I saw you at the river."'),
+    # The possessive straight after the observer's own verb is its own; later ones are not.
+    ("You pry the jaws open until Wolf pulls his leg free.", "wolf",
+     "Bear pries the jaws open until I pull my leg free."),
+    ("Wolf grabs Fox by his ear.", "wolf", "I grab Fox by his ear."),
 ])
 def test_retelling_in_the_perceivers_voice(text: str, perceiver: str, expected: str) -> None:
     assert retell(text, perceiver=perceiver, actor="bear") == expected

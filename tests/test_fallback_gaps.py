@@ -179,3 +179,31 @@ def test_a_life_saved_without_a_danger_in_the_text_is_a_figure_of_speech(make_tu
     reading = read_turn(Turn.model_validate(make_turn(
         "Fox shares her berries with you, saving your life this hungry winter.", others=["fox"])))
     assert not reading.actor_lethal and not reading.actor_danger
+
+
+RESCUE = {"id": "r1", "world_time": "2025-03-15T08:10:00Z", "actor": "bear",
+          "intent": {"action": "Charge the hunter"}, "others": ["wolf", "poacher"],
+          "observers": ["wolf", "owl"], "outcome": {"danger": True},
+          "reality": "You knock the poacher down and he flees. You pry the jaws open until Wolf pulls "
+                     "his leg free."}
+
+
+def test_an_observer_the_actor_helped_remembers_a_kindness_not_a_sight() -> None:
+    saved = interpret(_inputs(RESCUE, perceiver="wolf"))
+    (memory,) = [m for m in saved.memories if m.subject == "bear"]
+    assert memory.kind is MemoryKind.KINDNESS and memory.valence > 0.5
+    assert memory.content.startswith("Bear came to my aid: ") and "I pull my leg free" in memory.content
+    (toward_bear,) = [f for f in saved.feelings if f.toward == "bear"]
+    assert toward_bear.sentiment_shift >= 0.3
+    # a bystander saw the same turn: a sight, not a kindness to itself
+    seen = interpret(_inputs(RESCUE, perceiver="owl"))
+    assert [m.kind for m in seen.memories if m.subject == "bear"] == [MemoryKind.WITNESSED]
+
+
+def test_an_observer_the_actor_attacked_remembers_a_clash() -> None:
+    attack = {**RESCUE, "others": ["wolf"], "observers": ["wolf"], "outcome": None,
+              "reality": "You charge Wolf and knock him into the river."}
+    hit = interpret(_inputs(attack, perceiver="wolf"))
+    (memory,) = [m for m in hit.memories if m.subject == "bear"]
+    assert memory.kind is MemoryKind.CONFLICT and memory.valence < 0
+    assert [f.sentiment_shift < 0 for f in hit.feelings if f.toward == "bear"] == [True]

@@ -82,7 +82,7 @@ BEATS: dict[tuple[int, str, str], dict[str, Any]] = {
     (9, "10:00", "d09-owl-tells"): turn(
         "owl", "Tell Bear what I saw at the hollow log", "Bear should know the truth",
         "You glide down to Bear's den and tell it plainly: Fox took the honeycomb, not Wolf. Bear goes "
-        "very still, then growls toward the fox earth.", others=("bear",), place="den"),
+        "very still, then growls toward the fox earth.", others=("bear",), observers=("bear",), place="den"),
     (9, "12:00", "d09-confront"): turn(
         "bear", "Go to Fox's earth and confront it", "So it was Fox all along",
         "Honey-sticky fur and bits of comb lie at the mouth of Fox's earth. Fox laughs, calls you a slow "

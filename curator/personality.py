@@ -199,7 +199,10 @@ def _drift_reason(trait: str, current: PersonalitySnapshot, previous: Personalit
             before = after - sum(c.delta for c in moved)
         if not moved or before is None or after is None or after == before:
             continue
-        top = sorted(moved, key=lambda c: -abs(c.delta))[:2]
+        # The memories that pushed the way it went: a betrayal that pulled collaboration down
+        # is no reason it rose.
+        with_it = [c for c in moved if (c.delta > 0) == (after > before)] or moved
+        top = sorted(with_it, key=lambda c: -abs(c.delta))[:2]
         chief = ", ".join(dict.fromkeys(c.reason.split(": ", 1)[-1] for c in top))  # a memory once
         # A small step can be the one that crosses a rule's threshold (independence 0.700 →
         # 0.704 makes a character "independent"): show it, with the digits that tell.

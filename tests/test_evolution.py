@@ -191,6 +191,20 @@ def test_drift_names_the_attribute_changes_and_their_memories() -> None:
     assert "curiosity" not in risk.reason
 
 
+def test_drift_cites_the_memories_that_pushed_the_way_it_went() -> None:
+    def change(delta: float, memory: str, why: str) -> AttributeChange:
+        return AttributeChange(character="deer", attribute="caution", delta=delta, value_after=0.7,
+                               memory_id=memory, reason=f"caution {delta:+.3f}: '{memory}' ({why})",
+                               world_time="2025-01-08T00:00:00Z")
+
+    changes = [change(0.03, "the flood", "danger"), change(-0.05, "a lazy sunny day", "triumph"),
+               change(0.03, "the lynx", "danger"), change(0.03, "the thorns", "betrayal")]
+    new = snapshot(risk_tolerance="conservative", attributes={"caution": 0.74})
+    (risk,) = [d for d in detect_drift(new, snapshot(), changes) if d.trait == "risk_tolerance"]
+    assert "most of all 'the flood' (danger), 'the lynx' (danger)" in risk.reason
+    assert "lazy" not in risk.reason  # the biggest single push, but it pulled the other way
+
+
 def test_drift_names_an_attribute_first_moved_since_the_last_snapshot() -> None:
     # Independence had never moved (no value in the old snapshot); its small step is what
     # crossed 0.7 and made Bear independent, so the reason must name it.

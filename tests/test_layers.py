@@ -8,14 +8,14 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from click.testing import CliRunner
 
-from curator import Curator
+from curator import Curator, evalkinds
 from curator.cli import cli
-from curator.context import LAYERS
+from curator.context import LAYERS, Section
 from curator.errors import InvalidInput, MalformedExport, UnknownCharacter, UnknownGoal
 from curator.goals import progress_bar
 from curator.models import Gap, Memory, MemoryKind, Turn
@@ -88,6 +88,11 @@ def test_the_full_assembly_holds_every_layer_in_seed_order(bear: Curator) -> Non
             "goal"} <= sections
     assert set(LAYERS) == {"persona", "identity", "abilities", "blocks", "state", "immediate", "present",
                            "core", "memories", "short_term", "passages", "goals"}
+
+
+def test_eval_checks_name_exactly_the_contexts_sections() -> None:
+    # evalkinds keeps its own copy of the section names so loading a case stays light.
+    assert get_args(evalkinds.Section) == get_args(Section)
 
 
 def test_each_new_layer_is_switched_on_and_off(bear: Curator) -> None:

@@ -10,10 +10,9 @@
 Importing curator never imports a model client; the model path loads lazily.
 """
 
-from curator.api import Curator, parse_turn
-from curator.blocks import Block, Blocks
-from curator.config import CuratorConfig
-from curator.errors import (
+from curator.api.curator import Curator, parse_turn
+from curator.domain.config import CuratorConfig
+from curator.domain.errors import (
     BlockExists,
     BlockNotShared,
     BlockTooLarge,
@@ -29,9 +28,10 @@ from curator.errors import (
     WorldFormatError,
     WorldLocked,
 )
-from curator.models import Character, Gap, Intent, Memory, MemoryKind, Relationship, Tier, Turn
-from curator.passages import Passage, PassageHit, Passages
-from curator.results import ChangeSet, TurnResult
+from curator.domain.models import Character, Gap, Intent, Memory, MemoryKind, Relationship, Tier, Turn
+from curator.domain.results import ChangeSet, TurnResult
+from curator.recall.blocks import Block, Blocks
+from curator.recall.passages import Passage, PassageHit, Passages
 
 __version__ = "0.1.0"
 

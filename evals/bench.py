@@ -37,8 +37,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from curator.api import Curator
-from curator.models import display_name
+from curator.api.curator import Curator
+from curator.domain.models import display_name
 
 # One scene a line: how many others it names ("!" marks a rare danger) | action | reality.
 # {a} and {b} are the others' display names (as the interpreter finds them), {place} the place.
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2) if args.json else format_context_report(result))
         return 0
     if args.command == "locomo":
-        from curator.locomo import evaluate
+        from curator.evals.locomo import evaluate
 
         started = time.perf_counter()
         scores = evaluate(args.path, [5, 10, 25, 50])

@@ -35,9 +35,9 @@ from typing import Any
 import httpx
 
 from curator import Curator
-from curator.llm import ModelSettings, release_connections, schema_hash
-from curator.steps import ALL_STEPS
-from curator.stub_server import FallbackEcho, StubModelServer, token_counter
+from curator.model.llm import ModelSettings, release_connections, schema_hash
+from curator.model.stub_server import FallbackEcho, StubModelServer, token_counter
+from curator.turn.steps import ALL_STEPS
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPT = ROOT / "fixtures" / "transcripts" / "two_animals.jsonl"
@@ -140,7 +140,7 @@ def batch_figures(latency: float = 0.2, characters: int = 50) -> dict[str, Any]:
         release_connections()
         with _world(Path(tmp) / "async.db", stub, echo, concurrency=characters) as world:
             async def run() -> float:
-                from curator.llm import arelease_connections
+                from curator.model.llm import arelease_connections
 
                 started = time.perf_counter()
                 await world.aobserve_many(turns)

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from curator import Curator
-from curator.fixtures import FixtureStore, Recorder
-from curator.llm import ModelSettings, release_connections
-from curator.stub_server import FallbackEcho, StubModelServer
+from curator.model.fixtures import FixtureStore, Recorder
+from curator.model.llm import ModelSettings, release_connections
+from curator.model.stub_server import FallbackEcho, StubModelServer
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPT = ROOT / "fixtures" / "transcripts" / "two_animals.jsonl"
@@ -47,7 +47,8 @@ def record_scripted(out: Path = SCRIPTED) -> dict[str, Any]:
     echo = FallbackEcho(voice=scripted_voice)
     with StubModelServer(echo) as stub:
         settings = SCRIPTED_SETTINGS.model_copy(update={"api_base": stub.url})
-        with Recorder(store, kind="scripted", source="curator.stub_server FallbackEcho, marked voice"), \
+        source = "curator.model.stub_server FallbackEcho, marked voice"
+        with Recorder(store, kind="scripted", source=source), \
                 Curator(":memory:", model=settings) as world:
             assert world.gateway is not None
             world.gateway.before_call = echo.learn

@@ -76,7 +76,7 @@ def scripted(name: str) -> dict[str, Any]:
 
 @pytest.fixture
 def model_settings() -> Any:
-    from curator.llm import ModelSettings
+    from curator.model.llm import ModelSettings
 
     return ModelSettings(model="openai/test-model", api_base=MODEL_BASE, api_key="sk-test-secret",
                          backoff=0.0, timeout=5.0, retries=2, transport_retries=2)
@@ -159,8 +159,8 @@ def interpret_input(turn: dict[str, Any], *, perceiver: str | None = None,
                     interactions: int = 3) -> Any:
     """The fallback's input for one perceiver of a turn, with a relationship of `interactions`
     to each other character it perceives (tests of the reading, not of the pipeline)."""
-    from curator.inputs import InterpretInput, RelationView
-    from curator.models import Relationship, Turn
+    from curator.domain.models import Relationship, Turn
+    from curator.turn.inputs import InterpretInput, RelationView
 
     t = Turn.model_validate(turn)
     perceiver = perceiver or t.actor

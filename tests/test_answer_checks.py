@@ -18,11 +18,13 @@ from conftest import MODEL_BASE, chat, scripted
 from pydantic import BaseModel, ValidationError
 from test_prompts import INPUTS, REALITY, SUMMARY, reconcile_input
 
-from curator import Curator, prompts
-from curator.answer_checks import ECHO_KEY, PromptEcho, check_text, checking, echo_of, instruction_text
-from curator.decisions import Reconciliation
-from curator.llm import SYSTEM_PROMPT, ModelSettings
-from curator.steps import ALL_STEPS, Step
+from curator import Curator
+from curator.model import prompts
+from curator.model.answer_checks import ECHO_KEY, PromptEcho, check_text, checking, echo_of, instruction_text
+from curator.model.llm import SYSTEM_PROMPT, ModelSettings
+from curator.model.steps import Step
+from curator.turn.decisions import Reconciliation
+from curator.turn.steps import ALL_STEPS
 
 URL = f"{MODEL_BASE}/chat/completions"
 FEUD = [  # Wolf bullies Bear four times (decided by the fallback), then saves him from the ice
@@ -185,7 +187,7 @@ def test_a_parroting_summary_is_sent_back_and_the_good_answer_is_used(
 def test_a_model_that_keeps_parroting_ends_in_the_fallback_with_the_reason_logged(
         tmp_path: Path, model_settings: ModelSettings, caplog: pytest.LogCaptureFixture) -> None:
     answers = scripted("parroting")
-    with caplog.at_level(logging.WARNING, logger="curator.llm"):
+    with caplog.at_level(logging.WARNING, logger="curator.model.llm"):
         step, wolf, calls, asks = _rescue(tmp_path / "world.db", model_settings,
                                           [answers["parroting_reconciliation"]])
     assert len(asks) == 3  # the ask and model_settings.retries (2) re-asks, each told why

@@ -17,7 +17,15 @@ from conftest import MODEL_BASE, TurnFactory, chat, scripted
 from pydantic import ValidationError
 
 from curator import Curator
-from curator.appraisal import (
+from curator.cli import cli
+from curator.domain.config import AppraisalConfig, CuratorConfig, Lens
+from curator.domain.errors import InvalidInput
+from curator.domain.models import Intent, Relationship, Turn
+from curator.model.llm import ModelSettings
+from curator.recall.network import text_similarity
+from curator.recall.query import read_query
+from curator.recall.ranking import HOP_SHARE, rank
+from curator.turn.appraisal import (
     Appraisal,
     AppraiseInput,
     appraise,
@@ -27,16 +35,8 @@ from curator.appraisal import (
     retain,
     weights_from_attributes,
 )
-from curator.cli import cli
-from curator.config import AppraisalConfig, CuratorConfig, Lens
-from curator.errors import InvalidInput
-from curator.fallback import interpret
-from curator.inputs import InterpretInput, RelationView
-from curator.llm import ModelSettings
-from curator.models import Intent, Relationship, Turn
-from curator.network import text_similarity
-from curator.query import read_query
-from curator.recall import HOP_SHARE, rank
+from curator.turn.fallback import interpret
+from curator.turn.inputs import InterpretInput, RelationView
 
 URL = f"{MODEL_BASE}/chat/completions"
 LENSES = ["emotional", "practical", "social", "moral", "danger"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from conftest import TurnFactory
 
 from curator import Curator
-from curator.checkpoint import PAGES, WRITER_AUTOCHECKPOINT, Checkpointer
+from curator.store.checkpoint import PAGES, WRITER_AUTOCHECKPOINT, Checkpointer
 
 
 def _threads() -> list[str]:

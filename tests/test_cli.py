@@ -717,8 +717,8 @@ def _calm(body: dict[str, Any], headers: Any) -> dict[str, Any]:
 
 
 def test_play_with_a_model_reports_calls_tokens_and_fallbacks(runner: CliRunner, tmp_path: Path) -> None:
-    from curator.llm import release_connections
-    from curator.stub_server import StubModelServer
+    from curator.model.llm import release_connections
+    from curator.model.stub_server import StubModelServer
 
     db = tmp_path / "w.db"
     with StubModelServer(_calm) as stub:
@@ -744,7 +744,7 @@ def test_an_unreachable_model_falls_back_and_play_still_plays(runner: CliRunner,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CURATOR_MODEL", "openai/nobody")
     monkeypatch.setenv("CURATOR_API_BASE", "http://127.0.0.1:9/v1")  # the discard port: refused
-    monkeypatch.setattr("curator.llm.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("curator.model.llm.time.sleep", lambda seconds: None)
     summary = as_json(ok(invoke(runner, "play", str(TRANSCRIPT), "--db", str(tmp_path / "w.db"),
                                 "--json")))
     assert summary["new"] == 50 and summary["decided_by_model"] == 0

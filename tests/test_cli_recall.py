@@ -12,7 +12,7 @@ from conftest import TRANSCRIPT
 
 from curator import InvalidInput
 from curator.cli import cli
-from curator.tokens import count_tokens, encoding
+from curator.model.tokens import count_tokens, encoding
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from curator.errors import CaseError
-from curator.evalcases import load_case
-from curator.evalreport import render_report
-from curator.evalrun import CaseResult, RunReport, fallback_curator, run_case, totals
+from curator.domain.errors import CaseError
+from curator.evals.cases import load_case
+from curator.evals.report import render_report
+from curator.evals.runner import CaseResult, RunReport, fallback_curator, run_case, totals
 
 START = "2025-03-03"
 

@@ -17,15 +17,15 @@ from click.testing import CliRunner
 from conftest import ROOT
 
 from curator.cli import cli
-from curator.config import CuratorConfig
-from curator.errors import InvalidInput
-from curator.evalcases import EvalCase, load_case
-from curator.evaldiff import below_baseline, diff_runs, format_diff, update_baseline
-from curator.evalmodes import FallbackMode, LiveMode, ReplayMode, make_mode
-from curator.evalreport import render_report, write_report
-from curator.evalrun import CuratorFactory, RunReport, run_cases
-from curator.llm import ModelSettings, release_connections
-from curator.stub_server import FallbackEcho, StubModelServer
+from curator.domain.config import CuratorConfig
+from curator.domain.errors import InvalidInput
+from curator.evals.cases import EvalCase, load_case
+from curator.evals.diff import below_baseline, diff_runs, format_diff, update_baseline
+from curator.evals.modes import FallbackMode, LiveMode, ReplayMode, make_mode
+from curator.evals.report import render_report, write_report
+from curator.evals.runner import CuratorFactory, RunReport, run_cases
+from curator.model.llm import ModelSettings, release_connections
+from curator.model.stub_server import FallbackEcho, StubModelServer
 
 CASES = ROOT / "evals" / "cases"
 SMALL = [CASES / "001_intent_vs_reality.yaml", CASES / "000_dedup_reinforce.yaml"]
@@ -160,7 +160,7 @@ def test_the_report_is_one_page_with_its_plots_and_the_json(fallback_run: RunRep
 
 def test_without_matplotlib_the_report_keeps_its_tables(fallback_run: RunReport,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("curator.evalreport._pyplot", lambda: None)
+    monkeypatch.setattr("curator.evals.report._pyplot", lambda: None)
     html = render_report(fallback_run)
     assert "<svg" not in html and "pip install 'curator[report]'" in html
     assert all(case.name in html for case in fallback_run.cases)
@@ -219,7 +219,7 @@ def test_cli_report_baseline_and_diff(tmp_path: Path) -> None:
 
 def test_the_shipped_baseline_holds_for_fallback() -> None:
     baseline = json.loads((ROOT / "evals" / "baseline.json").read_text())
-    from curator.evalcases import load_cases
+    from curator.evals.cases import load_cases
     report = run_cases(load_cases([CASES]), FallbackMode(), series=False)
     assert below_baseline(report, baseline) == []
 

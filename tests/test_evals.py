@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from conftest import ROOT
 
 from curator.cli import cli
-from curator.errors import CaseError, InvalidInput
-from curator.evalcases import EvalCase, case_files, load_case, load_cases
-from curator.evalrun import CaseResult, fallback_curator, run_case
+from curator.domain.errors import CaseError, InvalidInput
+from curator.evals.cases import EvalCase, case_files, load_case, load_cases
+from curator.evals.runner import CaseResult, fallback_curator, run_case
 
 CASES = ROOT / "evals" / "cases"
 
@@ -206,10 +206,10 @@ def test_ranges_compare_with_earlier_points(tmp_path: Path) -> None:
 
 
 def test_observer_memory_must_not_tell_the_actors_intent(tmp_path: Path) -> None:
-    from curator.evalkinds import ObserverRemembers
-    from curator.evalstate import RunState
-    from curator.expectations import evaluate
-    from curator.models import Tier
+    from curator.domain.models import Tier
+    from curator.evals.expectations import evaluate
+    from curator.evals.kinds import ObserverRemembers
+    from curator.evals.state import RunState
 
     with fallback_curator(load_case(write(tmp_path, document([{"expect": "memory_exists", "owner": "bear",
                                                                      "words": "x"}]))).config) as curator:

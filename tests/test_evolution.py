@@ -18,20 +18,20 @@ from conftest import MODEL_BASE, TRANSCRIPT, chat
 
 from curator import Curator
 from curator.cli import cli
-from curator.config import CuratorConfig, EvolutionConfig
-from curator.errors import InvalidInput
-from curator.inputs import IdentityInput, MemoryView, TrustView
-from curator.llm import ModelSettings
-from curator.models import Memory, MemoryKind, Tier
-from curator.personality import (
+from curator.domain.config import CuratorConfig, EvolutionConfig
+from curator.domain.errors import InvalidInput
+from curator.domain.models import Memory, MemoryKind, Tier
+from curator.evolution.identity import IdentityInput, TrustView, identity_narrative
+from curator.evolution.personality import (
     AttributeChange,
     PersonalitySnapshot,
     attribute_words,
     defining_memories,
     derive_traits,
     detect_drift,
-    identity_narrative,
 )
+from curator.model.decision import MemoryView
+from curator.model.llm import ModelSettings
 
 START = datetime(2025, 3, 3, 8, 0, tzinfo=UTC)  # a Monday
 

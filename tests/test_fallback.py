@@ -6,12 +6,12 @@ import pytest
 from conftest import TurnFactory
 
 from curator import Gap, Intent, MemoryKind, Turn
-from curator.decisions import Interpretation
-from curator.fallback import interpret
-from curator.inputs import InterpretInput, RelationView
-from curator.models import Relationship
-from curator.narration import describe_relationship, retell
-from curator.reading import read_turn
+from curator.domain.models import Relationship
+from curator.turn.decisions import Interpretation
+from curator.turn.fallback import interpret
+from curator.turn.inputs import InterpretInput, RelationView
+from curator.turn.narration import describe_relationship, retell
+from curator.turn.reading import read_turn
 
 
 def _inputs(turn: dict, *, perceiver: str | None = None, bond: float = 0.0,

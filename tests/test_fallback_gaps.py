@@ -7,10 +7,10 @@ from conftest import TurnFactory
 from conftest import interpret_input as _inputs
 
 from curator import MemoryKind, Turn
-from curator.config import FORMATION_THRESHOLDS
-from curator.fallback import interpret
-from curator.inputs import InterpretInput
-from curator.reading import read_turn
+from curator.domain.config import FORMATION_THRESHOLDS
+from curator.turn.fallback import interpret
+from curator.turn.inputs import InterpretInput
+from curator.turn.reading import read_turn
 
 
 def _kept(inp: InterpretInput) -> list:  # type: ignore[type-arg]
@@ -59,7 +59,7 @@ def test_the_same_sight_without_a_first_is_not_kept(make_turn: TurnFactory) -> N
 # -- narration of an attempt ----------------------------------------------------------------
 
 def test_an_action_that_is_an_attempt_is_not_tried_twice() -> None:
-    from curator.narration import tried
+    from curator.turn.narration import tried
 
     assert tried("try the slippery rocks at the falls") == "tried the slippery rocks at the falls"
     assert tried("Try to climb the oak") == "tried to climb the oak"
@@ -88,9 +88,9 @@ def test_the_same_event_retold_under_another_heading_reinforces(curator, make_tu
 
 
 def test_the_same_words_felt_the_opposite_way_are_two_memories() -> None:
-    from curator.decisions import MemoryDraft
-    from curator.dedup import find_repeat
-    from curator.models import Memory, Tier
+    from curator.domain.models import Memory, Tier
+    from curator.turn.decisions import MemoryDraft
+    from curator.turn.dedup import find_repeat
 
     told = "Wolf drops a fat trout on the bank right beside my den at dawn"
     old = Memory.model_construct(id="m1", owner="bear", subject="wolf", content=f"{told}.",
@@ -125,7 +125,7 @@ def test_failures_at_different_things_stay_apart(curator, make_turn) -> None:  #
 
 
 def test_what_an_attempt_acts_on() -> None:
-    from curator.dedup import attempt_objects
+    from curator.turn.dedup import attempt_objects
 
     assert attempt_objects("Wade onto the rocks and swipe for a trout") == {"rock", "trout"}
     assert attempt_objects("Try the slippery rocks at the falls") == {"rock", "fall"}

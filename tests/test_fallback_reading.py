@@ -7,11 +7,11 @@ from conftest import TurnFactory
 from conftest import interpret_input as _inputs
 
 from curator import Gap, MemoryKind, Turn
-from curator.appraisal import AppraiseInput, appraise, lens_views
-from curator.config import AppraisalConfig
-from curator.fallback import interpret
-from curator.lexicon import unnegated
-from curator.reading import read_turn
+from curator.domain.config import AppraisalConfig
+from curator.domain.lexicon import unnegated
+from curator.turn.appraisal import AppraiseInput, appraise, lens_views
+from curator.turn.fallback import interpret
+from curator.turn.reading import read_turn
 
 
 def _read(make_turn: TurnFactory, reality: str, **extra: object):  # type: ignore[no-untyped-def]

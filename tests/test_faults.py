@@ -23,7 +23,7 @@ from curator import (
     TimeWentBackwards,
     WorldLocked,
 )
-from curator.steps import FallbackDecider
+from curator.model.steps import FallbackDecider
 
 GOOD = {"id": "t1", "world_time": "2025-01-02T08:00:00Z", "actor": "bear",
         "intent": {"thought": "Fish", "action": "Head to the river"},

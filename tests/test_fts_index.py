@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import TurnFactory
 
 from curator import Curator, Tier
-from curator.store import World
+from curator.store.world import World
 from evals.bench import synthetic_turns
 
 

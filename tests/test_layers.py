@@ -13,14 +13,15 @@ from typing import Any, get_args
 import pytest
 from click.testing import CliRunner
 
-from curator import Curator, evalkinds
+from curator import Curator
 from curator.cli import cli
-from curator.context import LAYERS, Section
-from curator.errors import InvalidInput, MalformedExport, UnknownCharacter, UnknownGoal
-from curator.goals import progress_bar
-from curator.models import Gap, Memory, MemoryKind, Turn
-from curator.mood import mood_of
-from curator.practice import Ability, skill_of
+from curator.domain.errors import InvalidInput, MalformedExport, UnknownCharacter, UnknownGoal
+from curator.domain.models import Gap, Memory, MemoryKind, Turn
+from curator.evals import kinds as evalkinds
+from curator.evolution.goals import progress_bar
+from curator.evolution.mood import mood_of
+from curator.evolution.practice import Ability, skill_of
+from curator.recall.context import LAYERS, Section
 
 START = datetime(2025, 5, 1, 8, 0, tzinfo=UTC)
 

@@ -14,8 +14,8 @@ from typing import Any
 from conftest import ROOT
 
 from curator import Curator
-from curator.llm import ModelSettings, release_connections
-from curator.stub_server import FallbackEcho, StubModelServer
+from curator.model.llm import ModelSettings, release_connections
+from curator.model.stub_server import FallbackEcho, StubModelServer
 
 
 def test_no_more_than_concurrency_calls_are_in_flight(tmp_path: Path) -> None:
@@ -46,7 +46,7 @@ def test_no_more_than_concurrency_calls_are_in_flight(tmp_path: Path) -> None:
 
 def test_a_model_configured_does_not_import_litellm_until_it_is_called() -> None:
     code = ("import sys, curator\n"
-            "from curator.llm import ModelSettings\n"
+            "from curator.model.settings import ModelSettings\n"
             "world = curator.Curator(':memory:', model=ModelSettings(model='openai/x'))\n"
             "assert world.gateway is not None\n"
             "print(sorted(m for m in ('litellm', 'instructor', 'openai') if m in sys.modules))\n")

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from curator.cli import cli
-from curator.errors import InvalidInput
-from curator.locomo import conversation_turns, evaluate, evidence_ids, recall_at_k
+from curator.domain.errors import InvalidInput
+from curator.evals.locomo import conversation_turns, evaluate, evidence_ids, recall_at_k
 
 TINY = Path(__file__).parent / "fixtures" / "locomo_tiny.json"
 

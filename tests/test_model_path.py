@@ -14,7 +14,7 @@ import respx
 from conftest import MODEL_BASE, chat, scripted
 
 from curator import Curator
-from curator.llm import ModelSettings
+from curator.model.llm import ModelSettings
 
 URL = f"{MODEL_BASE}/chat/completions"
 FISHING = {"id": "t1", "world_time": "2025-01-02T08:00:00Z", "actor": "bear",
@@ -205,7 +205,7 @@ def test_settings_come_from_the_environment() -> None:
 
 
 def test_bad_settings_are_a_typed_error() -> None:
-    from curator.errors import InvalidInput
+    from curator.domain.errors import InvalidInput
 
     with pytest.raises(InvalidInput, match="timeout"):
         ModelSettings.from_env({"CURATOR_MODEL": "x", "CURATOR_TIMEOUT": "soon"})

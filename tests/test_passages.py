@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from curator import Curator, InvalidInput, Passage, UnknownCharacter, UnknownPassage
-from curator.passages import MAX_CONTENT, match_expression
+from curator.recall.passages import MAX_CONTENT, match_expression
 
 LORE = {
     "oak": ("A storm flattened the old oak by the river.", ["lore", "storm"]),

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from conftest import TurnFactory
 
 from curator import Curator, CuratorConfig, MemoryKind, Tier
-from curator.fading import RECALL_REFRESH, daily_rate, faded_strength, refresh
-from curator.models import Memory
+from curator.domain.fading import RECALL_REFRESH, daily_rate, faded_strength, refresh
+from curator.domain.models import Memory
 
 BLOCK = "Wolf emerges from the reeds and blocks your path to the river, growling."
 

@@ -15,25 +15,24 @@ import jinja2
 import pytest
 from pydantic import BaseModel
 
-import curator
-from curator import prompts
-from curator.api import Curator
-from curator.appraisal import AppraiseInput, lens_views
-from curator.config import AppraisalConfig
-from curator.decisions import MemoryDraft
-from curator.inputs import (
+from curator.api.curator import Curator
+from curator.domain.config import AppraisalConfig
+from curator.domain.models import Gap, Intent, MemoryKind, Turn
+from curator.evolution.identity import IdentityInput, TrustView
+from curator.model import prompts
+from curator.model.steps import FallbackDecider, Step
+from curator.turn.appraisal import AppraiseInput, lens_views
+from curator.turn.decisions import MemoryDraft
+from curator.turn.inputs import (
     ConsolidateInput,
     CoreReviewInput,
     FadeReviewInput,
-    IdentityInput,
     InterpretInput,
     MemoryView,
     ReconcileInput,
     RelationView,
-    TrustView,
 )
-from curator.models import Gap, Intent, MemoryKind, Turn
-from curator.steps import ALL_STEPS, FallbackDecider, Step
+from curator.turn.steps import ALL_STEPS
 
 T0 = "2025-01-02T08:00:00Z"
 THOUGHT = "Just need to catch some fish"
@@ -407,8 +406,7 @@ def test_templates_dir_prefers_the_packaged_copy_and_explains_when_missing(
     assert (prompts.templates_dir() / "interpret.j2").is_file()
     package = tmp_path / "site" / "curator"
     (package / "prompts").mkdir(parents=True)
-    monkeypatch.setattr(curator, "__file__", str(package / "__init__.py"))
-    monkeypatch.setattr(prompts, "__file__", str(package / "prompts.py"))
+    monkeypatch.setattr(prompts, "__file__", str(package / "model" / "prompts.py"))
     assert prompts.templates_dir() == package / "prompts"
     (package / "prompts").rmdir()
     with pytest.raises(prompts.TemplatesNotFound, match="prompt templates are missing"):

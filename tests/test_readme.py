@@ -38,7 +38,7 @@ def test_model_example_runs_and_falls_back_when_the_server_fails(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "fixtures" / "transcripts").mkdir(parents=True)
     (tmp_path / "fixtures" / "transcripts" / "two_animals.jsonl").write_bytes(TRANSCRIPT.read_bytes())
-    monkeypatch.setattr("curator.llm.time.sleep", lambda seconds: None)  # no backoff waits
+    monkeypatch.setattr("curator.model.llm.time.sleep", lambda seconds: None)  # no backoff waits
     with respx.mock() as router:  # the "Ollama" answers every call with 503 (scripted)
         route = router.post("http://127.0.0.1:11434/v1/chat/completions").mock(
             return_value=httpx.Response(503, json={"error": {"message": "loading model"}}))

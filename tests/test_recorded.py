@@ -14,8 +14,8 @@ from typing import Any
 from conftest import ROOT, TRANSCRIPT
 
 from curator import Curator
-from curator.fixtures import FixtureStore, Replayer
-from curator.llm import ModelSettings
+from curator.model.fixtures import FixtureStore, Replayer
+from curator.model.llm import ModelSettings
 from evals.record import MARK, SCRIPTED, SCRIPTED_SETTINGS
 
 SMOLLM2 = ROOT / "fixtures" / "llm" / "two_animals-smollm2"

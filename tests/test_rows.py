@@ -10,8 +10,8 @@ from typing import Any
 from conftest import TurnFactory
 
 from curator import Curator
-from curator.models import Memory, MemoryKind, Relationship, Tier, trusted
-from curator.rows import SELECT_MEMORY, memory_from_row
+from curator.domain.models import Memory, MemoryKind, Relationship, Tier, trusted
+from curator.store.rows import SELECT_MEMORY, memory_from_row
 
 
 def _values() -> dict[str, Any]:
@@ -60,7 +60,7 @@ def test_a_turn_builds_its_memories_relationships_and_lens_scores_directly(
         monkeypatch: Any, make_turn: TurnFactory) -> None:
     # Every trusted() call on the turn's path names the fields in the model's order; one that
     # did not would still be right, through model_construct, only slower: this says which.
-    from curator.appraisal import LensScore
+    from curator.turn.appraisal import LensScore
 
     def refuse(cls: type, *args: Any, **kwargs: Any) -> None:
         raise AssertionError(f"{cls.__name__}.model_construct on the turn's path")

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from curator import Curator, TimeWentBackwards
-from curator.fixtures import FixtureStore, Recorder, Replayer
-from curator.llm import FixtureMissing, ModelSettings, arelease_connections, release_connections
-from curator.stub_server import FallbackEcho, StubModelServer, StubReply
+from curator.model.fixtures import FixtureStore, Recorder, Replayer
+from curator.model.llm import FixtureMissing, ModelSettings, arelease_connections, release_connections
+from curator.model.stub_server import FallbackEcho, StubModelServer, StubReply
 
 
 @pytest.fixture(autouse=True)

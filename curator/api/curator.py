@@ -1,0 +1,350 @@
+"""The Python API: `Curator` is what a game server holds, one per world file.
+
+    with Curator("world.db") as curator:
+        result = curator.observe(turn_dict)   # after every turn
+        bear = curator.character("bear")      # what bear remembers
+
+Every write is one transaction. A turn is validated before anything is written; a turn id
+seen before returns the stored result (marked `duplicate`) and changes nothing.
+
+With a model (`model=` or `$CURATOR_MODEL`), decisions are asked of it outside the
+transaction, in rounds (rounds.py): the characters who perceived a turn are curated
+concurrently, `observe_many` and `aobserve_many` take whole batches, and every call is
+logged in the world's `calls` table.
+
+This module holds the writing half (turns, episodes, fading, evolution, personas, imports,
+lens weights, deleting a character); the reading half (memories, recall, personality, goals,
+abilities, mood, the network, exports) is `WorldReads` in reads.py, which `Curator` inherits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import ValidationError
+
+from curator.api.reads import WorldReads
+from curator.domain.config import AppraisalConfig, CuratorConfig
+from curator.domain.errors import (
+    ConflictingTurn,
+    CuratorError,
+    InvalidInput,
+    InvalidTurn,
+    TimeWentBackwards,
+    UnknownCharacter,
+)
+from curator.domain.models import (
+    Turn,
+    iso,
+    to_utc,
+)
+from curator.domain.results import ChangeSet, TurnResult
+from curator.evolution.cycle import evolve_world
+from curator.evolution.report import EvolutionReport
+from curator.export.documents import import_document
+from curator.model.calls import CallRecord, log_calls, read_calls
+from curator.model.llm import ModelGateway, ModelSettings
+from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
+from curator.model.steps import Decider, FallbackDecider
+from curator.store.world import World, open_world
+from curator.turn.pipeline import Curation
+
+R = TypeVar("R")
+
+
+def parse_turn(data: Turn | Mapping[str, Any] | str | bytes) -> Turn:
+    """Validate a turn from a dict or JSON text; InvalidTurn names the first bad field."""
+    if isinstance(data, Turn):
+        return data
+    turn_id = None
+    try:
+        if isinstance(data, str | bytes):
+            try:
+                raw = json.loads(data)
+            except json.JSONDecodeError as error:
+                raise InvalidTurn(f"not valid JSON ({error.msg} at line {error.lineno} "
+                                  f"column {error.colno})") from error
+        else:
+            raw = dict(data)
+        if not isinstance(raw, dict):
+            raise InvalidTurn(f"a turn is a JSON object, not {type(raw).__name__}")
+        turn_id = str(raw.get("id")) if raw.get("id") is not None else None
+        return Turn.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or None
+        message = first["msg"]
+        if first["type"] == "extra_forbidden":
+            message = "unknown field (a turn has: " + ", ".join(Turn.model_fields) + ")"
+        raise InvalidTurn(message, field=field, turn_id=turn_id) from error
+
+
+class Curator(WorldReads):
+    """Memories for the characters of one world (one SQLite file)."""
+
+    def __init__(self, db: str | Path = "curator.db", *, config: CuratorConfig | None = None,
+                 model: ModelSettings | str | None = None, decider: Decider | None = None):
+        """`model`: a litellm model name or `ModelSettings`; None reads `$CURATOR_MODEL`, and
+        with neither every step is decided by its fallback. `decider` replaces both."""
+        self.config = config or CuratorConfig()
+        self.decider: Decider = decider or FallbackDecider()
+        settings = None
+        if decider is None:
+            settings = model if isinstance(model, ModelSettings) else ModelSettings.from_env(model=model)
+        self.gateway: ModelGateway | None = ModelGateway(settings) if settings is not None else None
+        self.world: World = open_world(db, busy_timeout_ms=self.config.busy_timeout_ms)
+
+    def close(self) -> None:
+        if self.gateway is not None:
+            self.gateway.close()
+        self.world.close()
+
+    def __enter__(self) -> Curator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing -------------------------------------------------------------------------
+
+    def observe(self, data: Turn | Mapping[str, Any] | str | bytes) -> TurnResult:
+        """Curate one turn for the actor and every observer, in one transaction."""
+        started = time.perf_counter()
+        turn = parse_turn(data)
+        if self.gateway is None:
+            return self._attempt_turn(turn, self.decider, commit=True, started=started)
+        return self._drive([self._turn_unit(turn, started)])[0]
+
+    def observe_many(self, turns: Iterable[Turn | Mapping[str, Any] | str | bytes]) -> list[TurnResult]:
+        """Curate a batch of turns in order, asking the model for many at once.
+
+        Every turn is validated before any is curated. Turns commit one by one, in order; if
+        one fails (its time went backwards, say), the turns before it stay committed."""
+        parsed = [parse_turn(t) for t in turns]
+        if self.gateway is None:
+            return [self.observe(turn) for turn in parsed]
+        results: list[TurnResult] = []
+        for wave in _waves(parsed):
+            results.extend(self._drive([self._turn_unit(t, time.perf_counter()) for t in wave]))
+        return results
+
+    async def aobserve(self, data: Turn | Mapping[str, Any] | str | bytes) -> TurnResult:
+        """`observe` for asyncio: model calls are awaited, the database work is brief."""
+        return (await self.aobserve_many([data]))[0]
+
+    async def aobserve_many(self, turns: Iterable[Turn | Mapping[str, Any] | str | bytes]
+                            ) -> list[TurnResult]:
+        """`observe_many` for asyncio, with at most `concurrency` model calls in flight."""
+        parsed = [parse_turn(t) for t in turns]
+        if self.gateway is None:
+            return [self.observe(turn) for turn in parsed]
+        results: list[TurnResult] = []
+        for wave in _waves(parsed):
+            results.extend(await self._adrive([self._turn_unit(t, time.perf_counter()) for t in wave]))
+        return results
+
+    def calls(self, *, turn_id: str | None = None, character: str | None = None,
+              outcome: Literal["model", "fallback"] | None = None, limit: int | None = None
+              ) -> list[CallRecord]:
+        """The model call log, oldest first (the last `limit` calls when given)."""
+        who = self._id(character) if character is not None else None
+        return read_calls(self.world, turn_id=turn_id, character=who, outcome=outcome, limit=limit)
+
+    def _turn_unit(self, turn: Turn, started: float) -> Unit[TurnResult]:
+        def attempt(decider: BookDecider, commit: bool) -> TurnResult:
+            return self._attempt_turn(turn, decider, commit=commit, started=started)
+        return Unit(attempt, turn_id=turn.id)
+
+    def _attempt_turn(self, turn: Turn, decider: Decider, *, commit: bool, started: float) -> TurnResult:
+        payload = turn.model_dump_json(exclude_none=True)
+        digest = hashlib.sha256(payload.encode()).hexdigest()
+        with self.world.transaction(commit=commit) as world:
+            logged = world.logged_turn(turn.id)
+            if logged is not None:
+                if logged[0] != digest:
+                    raise ConflictingTurn("this id was already observed with different content",
+                                          field="id", turn_id=turn.id)
+                previous = TurnResult.model_validate_json(logged[1] or "{}")
+                return previous.model_copy(update={"duplicate": True})
+            clock = world.clock()
+            if clock is not None and turn.world_time < clock:
+                raise TimeWentBackwards(f"{iso(turn.world_time)} is before the world clock "
+                                        f"{iso(clock)}", field="world_time", turn_id=turn.id)
+            curation = Curation(world, self.config, decider)
+            created = world.ensure_characters(turn.characters, turn.world_time)
+            curation.changes.created_characters.extend(created)
+            pending: list[Request] = []
+            perceivers: list[tuple[str, Literal["actor", "observer"]]] = [(turn.actor, "actor")]
+            perceivers += [(observer, "observer") for observer in turn.observers]
+            for character, role in perceivers:
+                # A character waiting for a decision does not stop the others from asking
+                # for theirs: each perceiver reads and writes only its own memories.
+                try:
+                    curation.perceive(turn, character, role)
+                except Pending as waiting:
+                    pending.extend(waiting.requests)
+            if pending:
+                raise Pending(pending)
+            result = TurnResult(turn_id=turn.id, world_time=iso(turn.world_time),
+                                **curation.changes.model_dump())
+            result.elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+            world.log_turn(turn_id=turn.id, seq=world.next_turn_seq(), world_time=turn.world_time,
+                           digest=digest, payload=payload, result=result.model_dump_json(),
+                           received_at=iso(datetime.now(UTC)))
+            world.set_meta("clock", iso(turn.world_time))
+        return result
+
+    def _drive(self, units: Sequence[Unit[R]]) -> list[R]:
+        """Run units to completion, each round of model calls in the gateway's thread pool."""
+        assert self.gateway is not None
+        rounds = run_rounds(units)
+        try:
+            requests = next(rounds)
+            while True:
+                answers = self.gateway.call_many(requests)
+                self._log(answers)
+                requests = rounds.send(answers)
+        except StopIteration as finished:
+            return finished.value  # type: ignore[no-any-return]
+
+    async def _adrive(self, units: Sequence[Unit[R]]) -> list[R]:
+        assert self.gateway is not None
+        rounds = run_rounds(units)
+        try:
+            requests = next(rounds)
+            while True:
+                answers = await self.gateway.acall_many(requests)
+                self._log(answers)
+                requests = rounds.send(answers)
+        except StopIteration as finished:
+            return finished.value  # type: ignore[no-any-return]
+
+    def _log(self, answers: list[Answer]) -> None:
+        with self.world.transaction() as world:
+            log_calls(world, [a.call for a in answers if a.call is not None])
+
+    def end_episode(self, character: str, with_: str | None = None) -> ChangeSet:
+        """Seed 001 'after contracts end': fold recent memories into summaries, consider core."""
+        owner = self._known(character)
+        only = with_.strip().casefold() if with_ is not None else None
+        if only is not None:
+            known = self.world.relationship_others(owner)
+            if only not in known:
+                raise UnknownCharacter(only, known=known)
+
+        def attempt(decider: Decider, commit: bool) -> ChangeSet:
+            with self.world.transaction(commit=commit) as world:
+                now = world.clock() or datetime.now(UTC)
+                curation = Curation(world, self.config, decider)
+                for other in [only] if only is not None else world.relationship_others(owner):
+                    curation.end_episode(owner, other, now)
+            return curation.changes
+
+        if self.gateway is None:
+            return attempt(self.decider, True)
+        return self._drive([Unit(attempt)])[0]
+
+    def fade(self, until: datetime | str | None = None) -> ChangeSet:
+        """Apply time fading to every recent memory up to `until` (default: the world clock)."""
+        with self.world.transaction() as world:
+            clock = world.clock()
+            when = _parse_time(until, "until") if until is not None else clock
+            if when is None:
+                return ChangeSet()
+            if clock is not None and when < clock:
+                raise InvalidInput(f"{iso(when)} is before the world clock {iso(clock)}", field="until")
+            curation = Curation(world, self.config, self.decider)
+            curation.fade_to(when)
+        return curation.changes
+
+    def evolve(self, world_time: datetime | str | None = None) -> EvolutionReport:
+        """Seed 000's evolution cycle at `world_time` (default: the world clock), in one
+        transaction: fade memories, drift attributes, trust and rapport with what each
+        character lived through since its last cycle, take personality snapshots, detect
+        drift, refresh identity narratives (a model's, else the fallback's) and store a
+        Markdown report (evolution_cycle.py). Running it twice at one time changes nothing."""
+        def attempt(decider: Decider, commit: bool) -> EvolutionReport:
+            with self.world.transaction(commit=commit) as world:
+                clock = world.clock()
+                when = _parse_time(world_time, "world_time") if world_time is not None else clock
+                when = when or datetime.now(UTC)
+                if clock is not None and when < clock:
+                    raise InvalidInput(f"{iso(when)} is before the world clock {iso(clock)}",
+                                       field="world_time")
+                curation = Curation(world, self.config, decider)
+                curation.fade_to(when)
+                return evolve_world(world, self.config, decider, when, curation.changes.forgotten)
+
+        if self.gateway is None:
+            return attempt(self.decider, True)
+        return self._drive([Unit(attempt)])[0]
+
+    def set_persona(self, character: str, persona: str) -> None:
+        with self.world.transaction() as world:
+            world.ensure_character(self._id(character), world.clock() or datetime.now(UTC))
+            world.set_character(self._id(character), persona=persona)
+
+    def import_document(self, document: Mapping[str, Any], *, replace: bool = False) -> list[str]:
+        """Load characters from an export (one character or a whole world) in one transaction;
+        returns their ids. A malformed document raises `MalformedExport` naming the field, and
+        nothing is written. The document's lens weights are laid over this Curator's config."""
+        with self.world.transaction() as world:
+            done = import_document(world, document, replace=replace, appraisal=self.config.appraisal)
+        self.config.appraisal = done.appraisal  # only once the import has committed
+        return done.characters
+
+    # -- appraisal and the memory network (seed 003) ----------------------------------------
+
+    def set_lens_weights(self, character: str, weights: Mapping[str, float]) -> dict[str, float]:
+        """Weigh the appraisal lenses for one character from now on (for this Curator: like the
+        rest of `config`, it is the game's to set when it opens a world), e.g.
+        `{"danger": 2.0}` for a cautious one; lenses not named keep the world's weight.
+        Returns the character's weights; an unknown lens or a weight outside 0..10 is an error."""
+        key = self._id(character)
+        appraisal = self.config.appraisal
+        merged = {**appraisal.character_weights, key: {**appraisal.character_weights.get(key, {}),
+                                                      **dict(weights)}}
+        try:
+            checked = AppraisalConfig.model_validate({**appraisal.model_dump(), "character_weights": merged})
+        except ValidationError as error:
+            raise InvalidInput(error.errors()[0]["msg"], field="weights") from error
+        self.config.appraisal = checked
+        return checked.weights_for(key)
+
+    def delete_character(self, character: str) -> dict[str, int]:
+        """Delete a character and everything that refers to it, in one transaction; returns the
+        rows removed per table (see `World.delete_character`)."""
+        with self.world.transaction() as world:
+            return world.delete_character(world.known_character(character))
+
+def _waves(turns: list[Turn]) -> list[list[Turn]]:
+    """Split a batch, in order, into runs of turns that share no perceiver: the turns of one
+    run can ask for their decisions together, since none changes what another will be asked."""
+    waves: list[list[Turn]] = []
+    seen: set[str] = set()
+    for turn in turns:
+        perceivers = {turn.actor, *turn.observers}
+        if not waves or perceivers & seen:
+            waves.append([])
+            seen = set()
+        waves[-1].append(turn)
+        seen |= perceivers
+    return waves
+
+
+def _parse_time(value: datetime | str, field: str) -> datetime:
+    if isinstance(value, datetime):
+        return to_utc(value)
+    try:
+        return to_utc(datetime.fromisoformat(value))
+    except ValueError as error:
+        raise InvalidInput(f"not an ISO 8601 time: {value!r}", field=field) from error
+
+
+__all__ = ["Curator", "CuratorError", "parse_turn"]

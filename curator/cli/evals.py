@@ -1,0 +1,190 @@
+"""`curator eval run` (play eval cases and score their expectations, in a mode, with an
+optional HTML report and a baseline to hold the run to) and `curator eval diff` (two runs).
+
+Registered on the `eval` group of cli_recall.py (imported at the end of cli.py). The modes
+live in evalmodes.py, the report in evalreport.py, diffs and baselines in evaldiff.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from curator.cli.options import json_option, one_line_errors, print_json
+from curator.cli.recall import eval_group
+
+if TYPE_CHECKING:  # the runner is imported when a run starts, not for `curator --help`
+    from curator.evals.runner import CaseResult, RunReport
+
+CASES_DIR = Path("evals") / "cases"
+
+
+def _in_checkout(relative: Path) -> Path | None:
+    """`relative` under the working directory, else in the checkout curator runs from."""
+    for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
+        if (base / relative).is_dir():
+            return base / relative
+    return None
+
+
+def default_cases() -> Path:
+    """evals/cases/, found by `_in_checkout`."""
+    found = _in_checkout(CASES_DIR)
+    if found is None:
+        raise click.UsageError("no CASES given and no evals/cases/ here: name case files or directories")
+    return found
+
+
+def default_fixtures() -> Path:
+    """The shipped fixture set (evals/fixtures/smollm2/), found like the cases; if it is not
+    there, the relative path, so that replay names what it looked for."""
+    from curator.evals.modes import DEFAULT_FIXTURES
+
+    return _in_checkout(DEFAULT_FIXTURES) or DEFAULT_FIXTURES
+
+
+def _case_line(result: CaseResult) -> str:
+    mark = "✓" if result.ok else "✗"
+    total = result.passed + result.failed
+    return (f"{mark} {result.name:<28} {result.passed:>3}/{total:<3} {result.metrics.wall_seconds:6.2f}s  "
+            f"{result.about}")
+
+
+def _print_case(result: CaseResult) -> None:
+    click.echo(_case_line(result))
+    if result.error:
+        click.echo(f"    ! {result.error}")
+    for check in result.checks:
+        if not check.passed:
+            click.echo(f"    ✗ #{check.index} after {check.after}, {check.expect}: {check.reason}")
+            if check.note:
+                click.echo(f"      ({check.note})")
+
+
+def _print_totals(report: RunReport) -> None:
+    t = report.totals
+    fallbacks = ", ".join(f"{n} ({reason})" for reason, n in sorted(t.fallbacks_by_reason.items())) or "none"
+    cost = f", cost ${t.cost:.4f}" if t.cost is not None else ""
+    click.echo(f"Totals ({report.mode}): {t.cases_ok}/{t.cases} cases, {t.passed}/{t.checks} expectations "
+               f"passed ({100 * t.pass_rate:.1f}%); model calls {t.model_calls}, tokens "
+               f"{t.prompt_tokens}+{t.completion_tokens}{cost}; fallbacks: {fallbacks}; "
+               f"{t.wall_seconds:.2f}s")
+
+
+@click.command(name="run")
+@click.argument("cases", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--mode", type=click.Choice(["fallback", "replay", "live"]), default="fallback",
+              show_default=True,
+              help="fallback: rules only; replay: recorded model responses; live: a configured model")
+@click.option("--model", help="--mode live: the model as litellm names it (else $CURATOR_MODEL)")
+@click.option("--api-base", help="--mode live: an OpenAI-compatible server (else $CURATOR_API_BASE)")
+@click.option("--fixtures", type=click.Path(file_okay=False, path_type=Path),
+              help="--mode replay: the fixture set (default evals/fixtures/smollm2)")
+@click.option("--record", type=click.Path(file_okay=False, path_type=Path),
+              help="--mode live: save every response here as a fixture set for --mode replay")
+@click.option("--series", is_flag=True,
+              help="With --json: also each case's per-turn series (feelings, tiers, strengths, steps)")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write DIR/index.html (self-contained, with plots) and DIR/report.json")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Fail (exit 1) only when a case passes fewer expectations than this baseline")
+@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Record this run as the baseline for its mode in FILE (other modes kept)")
+@json_option
+@one_line_errors
+def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base: str | None,
+                fixtures: Path | None, record: Path | None, series: bool, report_dir: Path | None,
+                baseline: Path | None, write_baseline: Path | None, as_json: bool) -> None:
+    """Run eval CASES (case files, or directories of them; default: evals/cases/).
+
+    Each case plays its turns into a fresh world and checks its expectations at the turns
+    they name. Prints a line per case, the failed expectations with their reasons and the
+    totals; --json prints one document: {"mode", "model", "cases": [...], "totals": {...},
+    "not_recorded": [...]}. In replay mode, cases with no recorded fixtures are not run and
+    are listed as not recorded.
+
+    Exit status: 0 when every expectation passed (with --baseline: when no case fell below
+    it); 1 when any failed (or a run stopped early); 2 when a case file is malformed or the
+    arguments are wrong.
+    """
+    from curator.evals.cases import load_cases
+    from curator.evals.diff import below_baseline, read_baseline, update_baseline
+    from curator.evals.modes import make_mode
+    from curator.evals.runner import run_cases
+
+    if (model or api_base) and mode != "live":
+        raise click.UsageError("--model and --api-base are for --mode live")
+    if record is not None and mode != "live":
+        raise click.UsageError("--record is for --mode live")
+    if fixtures is not None and mode != "replay":
+        raise click.UsageError("--fixtures is for --mode replay")
+    held_to = read_baseline(baseline) if baseline is not None else None
+    chosen = make_mode(mode, model=model, api_base=api_base,
+                       fixtures=fixtures or (default_fixtures() if mode == "replay" else None), record=record)
+    loaded = load_cases(list(cases) or [default_cases()])
+    if not loaded:
+        raise click.UsageError("no case files (*.yaml, *.yml, *.json) found")
+    show_bar = as_json and sys.stderr.isatty()
+    with click.progressbar(length=len(loaded), label="Running cases", file=sys.stderr,
+                           hidden=not show_bar) as bar:
+        def done(result: CaseResult) -> None:
+            if as_json:
+                bar.update(1)
+            else:
+                _print_case(result)
+
+        report = run_cases(loaded, chosen, series=(series and as_json) or report_dir is not None,
+                           on_case=done)
+    if report_dir is not None:
+        from curator.evals.report import write_report
+
+        page = write_report(report, report_dir)
+        click.echo(f"report: {page}", err=True)
+        if not (series and as_json):
+            for case in report.cases:
+                case.series = None
+    if as_json:
+        print_json(report.model_dump(mode="json", exclude_none=False))
+    else:
+        if report.not_recorded:
+            names = ", ".join(report.not_recorded)
+            click.echo(f"not recorded ({len(report.not_recorded)}, not run): {names}")
+        _print_totals(report)
+    if write_baseline is not None:
+        update_baseline(write_baseline, report)
+        click.echo(f"baseline for {report.mode} written to {write_baseline}", err=True)
+    if held_to is not None:
+        short = below_baseline(report, held_to)
+        for line in short:
+            click.echo(f"below baseline: {line}", err=True)
+        sys.exit(1 if short else 0)
+    if report.totals.failed:
+        sys.exit(1)
+
+
+@click.command(name="diff")
+@click.argument("a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@json_option
+@one_line_errors
+def diff_command(a: Path, b: Path, as_json: bool) -> None:
+    """Compare two eval runs (the JSON of `curator eval run --json`, or a report's report.json).
+
+    Lists the expectations that flipped (pass to fail, fail to pass, added, removed) with the
+    reason each fails now, and how the pass rate, model calls, tokens, cost, fallbacks by
+    reason and wall time moved. --json prints the comparison as one document.
+    """
+    from curator.evals.diff import diff_runs, format_diff, load_run
+
+    diff = diff_runs(load_run(a), load_run(b))
+    if as_json:
+        print_json(diff.model_dump(mode="json"))
+    else:
+        click.echo(format_diff(diff))
+
+
+eval_group.add_command(run_command)
+eval_group.add_command(diff_command)

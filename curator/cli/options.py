@@ -1,0 +1,82 @@
+"""What every command shares: `--db`, `--json`, the model options, one-line errors, JSON output.
+
+Every command that touches a world takes `--db PATH` (default `$CURATOR_DB`, else
+`./curator.db`). Commands that show state take `--json` and then print one JSON document
+and nothing else. Errors are one line on stderr and a non-zero exit status. The command
+modules import these from here; this module imports none of them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from curator.domain.errors import CuratorError
+from curator.model.settings import ModelSettings
+from curator.model.steps import FallbackDecider
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def db_option(fn: F) -> F:
+    return click.option("--db", "db", type=click.Path(dir_okay=False), envvar="CURATOR_DB",
+                        default="curator.db", show_default=True,
+                        help="World file (SQLite); default $CURATOR_DB, else ./curator.db")(fn)
+
+
+def json_option(fn: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document")(fn)
+
+
+def model_options(fn: F) -> F:
+    """--model and friends; without --model (or $CURATOR_MODEL) every step uses its fallback."""
+    options = [
+        click.option("--model", "model", envvar="CURATOR_MODEL",
+                     help="Model as litellm names it (gpt-4o-mini, ollama/llama3.1, openai/NAME "
+                          "with --api-base); default $CURATOR_MODEL, else no model"),
+        click.option("--api-base", "api_base", envvar="CURATOR_API_BASE",
+                     help="Base URL of the model's API, e.g. http://127.0.0.1:11434 for Ollama"),
+        click.option("--mode", "mode", envvar="CURATOR_MODE",
+                     type=click.Choice(["json_schema", "json_object_schema", "json", "md_json", "tools"]),
+                     help="How JSON is asked for (default json_schema; json_object_schema for "
+                          "llama.cpp's server; json for servers without structured outputs)"),
+        click.option("--concurrency", "concurrency", type=click.IntRange(1, 256),
+                     envvar="CURATOR_CONCURRENCY", help="Model calls in flight at once (default 8)"),
+        click.option("--record", "record_dir", type=click.Path(file_okay=False, path_type=Path),
+                     envvar="CURATOR_RECORD", help="Save every provider response as a fixture in DIR"),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def settings_from_options(model: str | None, api_base: str | None, mode: str | None, concurrency: int | None,
+              record_dir: Path | None) -> ModelSettings | None:
+    return ModelSettings.from_env(model=model, api_base=api_base, mode=mode, concurrency=concurrency,
+                                  record_dir=record_dir)
+
+
+def one_line_errors(fn: F) -> F:
+    """A CuratorError becomes one line on stderr and its exit code, never a traceback."""
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except CuratorError as error:
+            click.echo(f"Error: {error}", err=True)
+            sys.exit(error.exit_code)
+    return wrapper  # type: ignore[return-value]
+
+
+# Commands that only read a world never ask a model.
+READ_ONLY = FallbackDecider("reading only")
+
+
+def print_json(document: Any) -> None:
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))

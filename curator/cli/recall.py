@@ -1,0 +1,140 @@
+"""The command line for recall: `curator context`, `curator search` and `curator eval locomo`.
+
+Registered on the `curator` group at the end of cli.py, with its conventions: `--db` after
+the command's name, `--json` prints one JSON document, errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from curator.api.curator import Curator
+from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, print_json
+from curator.recall.context import ContextItem
+from curator.recall.ranking import Recalled
+
+
+def _open(db: str) -> Curator:
+    return Curator(db, model=None, decider=READ_ONLY)
+
+
+def _parts(item: ContextItem) -> str:
+    if not item.score:
+        return ""
+    s = item.score
+    return (f"  [score {s['total']:.2f} = relevance {s['relevance']:.2f}, recency {s['recency']:.2f}, "
+            f"strength {s['strength']:.2f}, importance {s['importance']:.2f}, core {s['core']:.0f}, "
+            f"present {s['present']:.0f}]")
+
+
+@click.command(name="context")
+@click.argument("character")
+@click.option("--situation", default="", help="What is happening now (what the memories should fit)")
+@click.option("--with", "with_", multiple=True, help="A character present (repeat for more)")
+@click.option("--max-tokens", "max_tokens", type=click.IntRange(1, 1_000_000),
+              help="Token budget for the text (default from the world's config: 1000)")
+@click.option("--layers", "layers", help="Comma-separated parts to include (default all): persona, identity, "
+              "abilities, blocks, state, immediate, present, core, memories, passages, short_term, goals")
+@click.option("--domain", help="The task's domain: memories of turns the game filed under it count more")
+@click.option("--explain", is_flag=True, help="Also show each item's score parts and what was dropped")
+@click.option("--peek", is_flag=True, help="Only look: do not mark the memories as recalled")
+@db_option
+@json_option
+@one_line_errors
+def context_command(character: str, situation: str, with_: tuple[str, ...], max_tokens: int | None,
+                    layers: str | None, domain: str | None, explain: bool, peek: bool, db: str,
+                    as_json: bool) -> None:
+    """The memory context for CHARACTER's next prompt, within a token budget.
+
+    Scores its memories against the situation, keeps the most valuable parts that fit and
+    prints the text. Unless --peek, the memories used are marked as recalled (stronger)."""
+    with _open(db) as curator:
+        chosen = None if layers is None else [p.strip() for p in layers.split(",") if p.strip()]
+        ctx = curator.context(character, situation, with_=with_, max_tokens=max_tokens, peek=peek,
+                              layers=chosen, domain=domain)
+    if as_json:
+        print_json(ctx.model_dump(mode="json"))
+        return
+    click.echo(ctx.text, nl=False)
+    if explain:
+        click.echo(f"\n--- {ctx.tokens}/{ctx.max_tokens} tokens ({ctx.encoding}); "
+                   f"{len(ctx.items)} items in, {len(ctx.dropped)} dropped"
+                   + ("; peek: nothing recalled" if ctx.peek else f"; {len(ctx.recalled)} memories recalled"))
+        for item in ctx.items:
+            click.echo(f"+ {item.section} {item.key} ({item.tokens} tokens, value {item.value:.2f}): "
+                       f"{item.reason}{_parts(item)}")
+        for item in ctx.dropped:
+            click.echo(f"- {item.section} {item.key} ({item.tokens} tokens, value {item.value:.2f}): "
+                       f"{item.reason}")
+
+
+def _hit(r: Recalled) -> dict[str, object]:
+    m = r.memory
+    return {"id": m.id, "tier": m.tier.value, "subject": m.subject, "content": m.content,
+            "score": r.score, "parts": vars(r.parts), "found_by": r.sources,
+            "source_turns": m.source_turns, "created_at": m.created_at.isoformat()}
+
+
+@click.command(name="search")
+@click.argument("character")
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(1, 1_000), default=10, show_default=True)
+@click.option("--with", "with_", multiple=True, help="A character present (repeat for more)")
+@click.option("--domain", help="The task's domain: memories of turns the game filed under it count more")
+@db_option
+@json_option
+@one_line_errors
+def search_command(character: str, query: str, limit: int, with_: tuple[str, ...], domain: str | None,
+                   db: str, as_json: bool) -> None:
+    """CHARACTER's memories, live or archived, that best match QUERY (nothing is recalled)."""
+    with _open(db) as curator:
+        found = curator.search(character, query, limit=limit, with_=with_, domain=domain)
+    if as_json:
+        print_json([_hit(r) for r in found])
+        return
+    if not found:
+        click.echo("No memory matches.")
+    for n, r in enumerate(found, 1):
+        click.echo(f"{n:>3}. {r.score:.2f} [{r.memory.tier.value}] {r.memory.content}")
+
+
+@click.group(name="eval")
+def eval_group() -> None:
+    """Evaluations: scored runs over benchmark data."""
+
+
+@eval_group.command(name="locomo")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--k", "ks", default="5,10,25,50", show_default=True,
+              help="Comma-separated cut-offs for recall@k")
+@json_option
+@one_line_errors
+def locomo_command(path: Path, ks: str, as_json: bool) -> None:
+    """Retrieval recall@k on LoCoMo conversations (no model, no embeddings).
+
+    Plays each conversation into a scratch world (every utterance a turn, observed by a
+    listener), then asks recall for each question's evidence turns."""
+    from curator.evals.locomo import evaluate
+
+    try:
+        cutoffs = sorted({int(k) for k in ks.split(",") if k.strip()})
+    except ValueError as error:
+        raise click.BadParameter(f"--k takes numbers like 5,10,25: {error}") from error
+    if not cutoffs or min(cutoffs) < 1:
+        raise click.BadParameter("--k takes positive numbers like 5,10,25")
+    started = time.perf_counter()
+    quiet = as_json or not sys.stderr.isatty()
+    result = evaluate(path, cutoffs, progress=None if quiet else lambda line: click.echo(line, err=True))
+    if as_json:
+        print_json(result)
+        return
+    seconds = time.perf_counter() - started
+    head = "  ".join(f"@{k} {100 * result['recall'][str(k)]:5.1f}" for k in cutoffs)
+    click.echo(f"LoCoMo retrieval, {result['questions']} questions, {seconds:.1f} s")
+    click.echo(f"  {'overall':<12} {head}")
+    for name, values in result["by_category"].items():
+        click.echo(f"  {name:<12} " + "  ".join(f"@{k} {100 * values[str(k)]:5.1f}" for k in cutoffs))

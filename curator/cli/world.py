@@ -1,0 +1,188 @@
+"""The command line for reading and moving a world: `curator show`, `characters`, `export`,
+`import` and `calls`.
+
+Registered on the `curator` group at the end of cli.py, with its conventions (`--db` after
+the command's name, `--json` on the commands that show state, errors as one line on
+stderr); how a character is put in words is cli_show.py's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from curator.api.curator import Curator
+from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, print_json
+from curator.cli.show import print_character
+from curator.domain.models import display_name
+from curator.export.evolution import evolution_document
+from curator.model.calls import summarize_calls
+
+
+@click.command()
+@click.argument("character")
+@click.option("--about", "about", help="Only the relationship with this character")
+@click.option("--links", "links", is_flag=True,
+              help="List each memory's links to related memories, with its appraisal")
+@db_option
+@json_option
+@one_line_errors
+def show(character: str, about: str | None, links: bool, db: str, as_json: bool) -> None:
+    """Show what CHARACTER remembers: self, relationships, summaries, core memories.
+
+    Also its latest personality snapshot, its attributes with the last change of each and
+    the memory that caused it, and trust and rapport in each character it knows (--json:
+    the character's export document, with every snapshot and the whole change log).
+
+    With --links: the memory network instead, each linked memory with its lens priorities
+    and its links (strength, and whether by shared words or a shared subject)."""
+    key = about.strip().casefold() if about else None
+    if links:
+        _show_links(character, key, db, as_json)
+        return
+    with Curator(db) as curator:
+        if as_json:  # export_character reads the character itself: read it once
+            document = curator.export_character(character)
+            name, others = document["character"]["name"], document["relationships"]
+        else:
+            char = curator.character(character)
+            counts = curator.counts(character)
+            name, others = char.name, char.relationships
+            evolution = (evolution_document(curator.world, char.id), curator.config.evolution.attributes)
+    if key is not None and key not in others:
+        raise click.ClickException(f"{name} has no memories about {about!r}")
+    if as_json:
+        if key is not None:
+            print_json({"character": document["character"], "about": key,
+                         "relationship": document["relationships"][key]})
+        else:
+            print_json(document)
+        return
+    print_character(char, counts, about=key, evolution=evolution)
+
+
+def _show_links(character: str, about: str | None, db: str, as_json: bool) -> None:
+    with Curator(db) as curator:
+        memories = curator.links(character)
+        owner = curator.character(character).id
+    if about is not None:
+        memories = [m for m in memories if m["subject"] == about]
+    if as_json:
+        print_json({"character": owner, "about": about, "memories": memories})
+        return
+    click.secho(display_name(owner), bold=True, nl=False)
+    click.echo(f" — {len(memories)} linked memories" + (f" about {display_name(about)}" if about else ""))
+    for memory in memories:
+        click.echo(f"  [{memory['memory_id']}] {memory['content']} ({memory['tier']})")
+        lenses = sorted(memory["appraisal"].items(), key=lambda kv: -kv[1]["priority"])
+        if lenses:
+            click.echo("     appraisal: " + ", ".join(f"{name} {v['priority']:.2f}" for name, v in lenses))
+        for link in memory["links"]:
+            click.echo(f"     ↔ {link['strength']:.2f} by {link['by']}: "
+                       f"[{link['other_id']}] {link['content']}")
+
+
+@click.command(name="characters")
+@db_option
+@json_option
+@one_line_errors
+def characters_command(db: str, as_json: bool) -> None:
+    """List the characters of the world with their memory counts."""
+    with Curator(db) as curator:
+        rows = [{"id": c, **curator.counts(c)} for c in curator.characters()]
+    if as_json:
+        print_json(rows)
+        return
+    for row in rows:
+        click.echo(f"{row['id']}: {row['recent']} recent, {row['core']} core, {row['archived']} archived")
+
+
+
+@click.command(name="export")
+@click.argument("characters", nargs=-1)
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file instead of stdout")
+@db_option
+@one_line_errors
+def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> None:
+    """Export the world (or only CHARACTERS) as JSON in the shape of seed 001."""
+    with Curator(db) as curator:
+        if len(characters) == 1:
+            document = curator.export_character(characters[0])
+        else:
+            document = curator.export_world()
+            if characters:
+                wanted = {c.casefold() for c in characters}
+                document["characters"] = [d for d in document["characters"]
+                                          if d["character"]["id"] in wanted]
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if out is None:
+        click.echo(text)
+    else:
+        out.write_text(text + "\n", encoding="utf-8")
+        click.echo(f"Wrote {out}", err=True)
+
+
+@click.command(name="import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--replace", is_flag=True, help="Overwrite characters that already exist")
+@db_option
+@one_line_errors
+def import_command(file: Path, replace: bool, db: str) -> None:
+    """Import characters from an export file (one character or a whole world)."""
+    try:
+        document = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise click.ClickException(f"{file} is not JSON: {error.msg} (line {error.lineno})") from error
+    if not isinstance(document, dict):
+        raise click.ClickException(f"{file} is not a curator export")
+    with Curator(db) as curator:
+        imported = curator.import_document(document, replace=replace)
+    click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")
+
+
+
+@click.command(name="calls")
+@click.option("--turn", "turn_id", help="Only the calls made for this turn id")
+@click.option("--character", "character", help="Only the calls made for this character")
+@click.option("--outcome", type=click.Choice(["model", "fallback"]),
+              help="model: the decision was used; fallback: the fallback decided instead")
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True,
+              help="Show the last N calls")
+@click.option("--full", is_flag=True, help="Also print the messages sent and the raw answer")
+@db_option
+@json_option
+@one_line_errors
+def calls_command(turn_id: str | None, character: str | None, outcome: str | None, limit: int,
+                  full: bool, db: str, as_json: bool) -> None:
+    """Show the model call log: step, template, model, outcome, tokens, latency, attempts."""
+    with Curator(db, model=None, decider=READ_ONLY) as curator:
+        records = curator.calls(turn_id=turn_id, character=character, limit=limit,
+                                outcome=outcome)  # type: ignore[arg-type]
+        total = summarize_calls(curator.world)
+    if as_json:
+        print_json({"calls": [r.model_dump(mode="json") for r in records],
+                     "totals": total.model_dump(mode="json")})
+        return
+    if not records:
+        click.echo("No model calls logged" + (" that match" if turn_id or character or outcome else "")
+                   + ".")
+    for record in records:
+        outcome_text = "model" if record.outcome == "model" else f"fallback ({record.reason})"
+        tokens = (f"{record.prompt_tokens}+{record.completion_tokens} tokens"
+                  if record.prompt_tokens is not None else "no tokens")
+        click.echo(f"{record.started_at} turn {record.turn_id or '-'} {record.character} "
+                   f"{record.step} [{record.template}@{record.template_hash[:8]}] {record.model}: "
+                   f"{outcome_text}, {record.attempts} attempt(s), {tokens}, {record.latency_ms:.0f} ms")
+        if full:
+            for message in record.messages:
+                click.echo(f"  --- {message.get('role')}:\n{message.get('content')}")
+            click.echo(f"  --- answer:\n{record.response}")
+            if record.error:
+                click.echo(f"  --- error: {record.error}")
+    if total.calls:
+        click.echo(f"All calls: {total.calls}, {total.by_model} used, fallbacks: "
+                   + (", ".join(f"{n} ({r})" for r, n in total.fallbacks_by_reason.items()) or "none")
+                   + f"; {total.prompt_tokens} prompt + {total.completion_tokens} completion tokens")

@@ -1,0 +1,152 @@
+"""Typed errors: every way curator refuses input or work, with what the caller needs to fix it.
+
+The CLI turns any `CuratorError` into one line on stderr and a non-zero exit status;
+the library raises them so a game server can tell bad input from a busy save.
+"""
+
+from __future__ import annotations
+
+
+class CuratorError(Exception):
+    """Base of every error curator raises on purpose."""
+
+    exit_code = 1
+
+
+class InvalidInput(CuratorError):
+    """An argument or document failed validation; `field` names the offending field."""
+
+    exit_code = 2
+    what = "input"
+
+    def __init__(self, message: str, *, field: str | None = None, turn_id: str | None = None):
+        self.field = field
+        self.turn_id = turn_id
+        where = f"turn {turn_id!r}: " if turn_id else ""
+        at = f"field {field!r}: " if field else ""
+        super().__init__(f"invalid {self.what}: {where}{at}{message}")
+
+
+class InvalidTurn(InvalidInput):
+    """A turn failed validation; `field` names the first offending field."""
+
+    what = "turn"
+
+
+class CaseError(InvalidInput):
+    """An eval case file is malformed: `path` names the file, `field` the place in it (a path
+    like `checks.2.owner`, from pydantic's loc)."""
+
+    what = "case"
+
+    def __init__(self, message: str, *, path: str, field: str | None = None):
+        super().__init__(message, field=field)
+        self.path = path
+        at = f"field {field!r}: " if field else ""
+        self.args = (f"invalid case {path}: {at}{message}",)
+
+
+class TimeWentBackwards(InvalidTurn):
+    """A turn's world_time is earlier than a turn the world already holds."""
+
+
+class ConflictingTurn(InvalidTurn):
+    """The same turn id was delivered again with different content."""
+
+
+class UnknownCharacter(CuratorError):
+    """A command named a character the world has never seen."""
+
+    def __init__(self, character: str, *, known: list[str] | None = None):
+        self.character = character
+        hint = ""
+        if known:
+            shown = ", ".join(known[:8]) + (" …" if len(known) > 8 else "")
+            hint = f" (known: {shown})"
+        super().__init__(f"unknown character {character!r}{hint}")
+
+
+class WorldLocked(CuratorError):
+    """Another process held the world's write lock for longer than the busy timeout."""
+
+    exit_code = 3
+
+
+class WorldFormatError(CuratorError):
+    """A world file or an export document is not something curator can read."""
+
+
+class MalformedExport(WorldFormatError):
+    """An export document failed validation on import, so nothing of it was written.
+
+    `field` is the path to the offending value from the document's root, dotted like
+    pydantic's loc (`characters.0.personality_snapshots.2.work_style`); `character` is the
+    id of the character whose part it is in, when there is one."""
+
+    def __init__(self, message: str, *, field: str | None = None, character: str | None = None):
+        self.field, self.character = field, character
+        who = f"character {character!r}: " if character else ""
+        at = f"field {field!r}: " if field else ""
+        super().__init__(f"malformed export: {who}{at}{message}")
+
+
+class BlockTooLarge(InvalidInput):
+    """A write would make a block longer than its `char_limit`; nothing was written."""
+
+    def __init__(self, owner: str, label: str, *, limit: int, size: int):
+        self.owner, self.label, self.limit, self.size = owner, label, limit, size
+        super().__init__(f"block {owner}/{label} holds at most {limit} characters; this write "
+                         f"would make it {size}", field="content")
+
+
+class BlockExists(InvalidInput):
+    """A character already owns a block with this label."""
+
+    def __init__(self, owner: str, label: str):
+        self.owner, self.label = owner, label
+        super().__init__(f"{owner} already has a block {label!r}", field="label")
+
+
+class BlockNotShared(InvalidInput):
+    """Only a block created as shared can be attached to other characters."""
+
+    def __init__(self, owner: str, label: str):
+        self.owner, self.label = owner, label
+        super().__init__(f"block {owner}/{label} is not shared; create it with shared=True "
+                         "to attach it to others", field="label")
+
+
+class UnknownBlock(CuratorError):
+    """A command named a block that does not exist (or that the character cannot see)."""
+
+    def __init__(self, character: str, label: str, *, known: list[str] | None = None):
+        self.character, self.label = character, label
+        hint = f" (its blocks: {', '.join(known)})" if known else ""
+        super().__init__(f"{character} has no block {label!r}{hint}")
+
+
+class UnknownPassage(CuratorError):
+    """A command named a passage id that is not one of this character's passages."""
+
+    def __init__(self, owner: str, passage_id: int):
+        self.owner, self.passage_id = owner, passage_id
+        super().__init__(f"{owner} has no passage {passage_id}")
+
+
+class UnknownGoal(CuratorError):
+    """A command named a goal the character does not have."""
+
+    def __init__(self, character: str, label: str, *, known: list[str] | None = None):
+        self.character, self.label = character, label
+        hint = f" (its goals: {', '.join(known)})" if known else " (it has no goals)"
+        super().__init__(f"{character} has no goal {label!r}{hint}; create it with a description")
+
+
+class FixtureMissing(CuratorError):
+    """Replay found no fixture for a request (a test harness error, never a model failure): the
+    template, model or messages changed since the case was recorded, so re-record it."""
+
+    def __init__(self, key: str, where: str):
+        self.key = key
+        super().__init__(f"no recorded fixture for key {key} (looked in {where}); "
+                         f"record it with --record, or check the template, model and messages")

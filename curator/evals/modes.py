@@ -1,0 +1,127 @@
+"""The three ways an eval case can be decided: by rules, by recorded answers, or by a model.
+
+A mode gives, for each case, a factory of fresh worlds (`session(case)` is a context
+manager, so replay can serve that case's fixtures while it runs):
+
+- `fallback`: every step by its deterministic fallback, no model at all (`FallbackMode`).
+- `replay`: the model path for real (litellm, instructor, validation, the call log), with
+  each HTTP response served from the case's recorded fixtures through respx (`ReplayMode`).
+  A fixture set is a directory: `settings.json` (the model settings the responses were
+  recorded with, which shape the requests and so the keys) and one directory per case.
+  Cases with no directory there are not run, and are named in the report as not recorded.
+- `live`: a configured model (`--model`, `CURATOR_*` variables: a user's key, Ollama, the
+  local SmolLM2 server), optionally recording every response into a fixture set for replay
+  (`LiveMode(record=DIR)`).
+
+Replay and live import the model path (`curator.model.fixtures`, litellm on the first call)
+only when they are used.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from curator.api.curator import Curator
+from curator.domain.config import CuratorConfig
+from curator.domain.errors import InvalidInput
+from curator.evals.cases import EvalCase
+from curator.evals.runner import CuratorFactory, fallback_curator
+from curator.model.llm import ModelSettings
+
+SETTINGS_FILE = "settings.json"
+DEFAULT_FIXTURES = Path("evals") / "fixtures" / "smollm2"
+
+
+class FallbackMode:
+    name = "fallback"
+    model: str | None = None
+
+    def runs(self, case: EvalCase) -> bool:
+        return True
+
+    @contextmanager
+    def session(self, case: EvalCase) -> Iterator[CuratorFactory]:
+        yield fallback_curator
+
+
+class ReplayMode:
+    """Answers from `fixtures/<case name>/`, recorded with `fixtures/settings.json`."""
+
+    name = "replay"
+
+    def __init__(self, fixtures: Path):
+        self.fixtures = fixtures
+        path = fixtures / SETTINGS_FILE
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            self.settings = ModelSettings.model_validate(saved)
+        except (OSError, ValueError) as error:
+            raise InvalidInput(f"{path}: no fixture set here ({error}); record one with "
+                               "curator eval run --mode live --record DIR", field="fixtures") from error
+        self.model: str | None = self.settings.model
+
+    def runs(self, case: EvalCase) -> bool:
+        return (self.fixtures / case.name).is_dir()
+
+    @contextmanager
+    def session(self, case: EvalCase) -> Iterator[CuratorFactory]:
+        from curator.model.fixtures import FixtureStore, Replayer
+
+        settings = self.settings
+
+        def factory(config: CuratorConfig) -> Curator:
+            return Curator(":memory:", config=config, model=settings)
+
+        with Replayer(FixtureStore(self.fixtures / case.name)):
+            yield factory
+
+
+class LiveMode:
+    """A configured model; with `record`, every response is saved for replay."""
+
+    name = "live"
+
+    def __init__(self, settings: ModelSettings, record: Path | None = None):
+        self.settings, self.record = settings, record
+        self.model: str | None = settings.model
+        if record is not None:
+            record.mkdir(parents=True, exist_ok=True)
+            kept = settings.model_dump(mode="json", exclude={"record_dir"})
+            (record / SETTINGS_FILE).write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
+
+    def runs(self, case: EvalCase) -> bool:
+        return True
+
+    @contextmanager
+    def session(self, case: EvalCase) -> Iterator[CuratorFactory]:
+        settings = self.settings
+        if self.record is not None:
+            settings = settings.model_copy(update={"record_dir": self.record / case.name})
+
+        def factory(config: CuratorConfig) -> Curator:
+            return Curator(":memory:", config=config, model=settings)
+
+        yield factory
+
+
+EvalMode = FallbackMode | ReplayMode | LiveMode
+
+
+def make_mode(name: str, *, model: str | None = None, api_base: str | None = None,
+              fixtures: Path | None = None, record: Path | None = None,
+              environ: dict[str, Any] | None = None) -> EvalMode:
+    """The mode `curator eval run --mode NAME` asks for, or `InvalidInput` saying what is missing."""
+    if name == "fallback":
+        return FallbackMode()
+    if name == "replay":
+        return ReplayMode(fixtures or DEFAULT_FIXTURES)
+    if name == "live":
+        settings = ModelSettings.from_env(environ, model=model, api_base=api_base)
+        if settings is None:
+            raise InvalidInput("--mode live needs a model: --model NAME or CURATOR_MODEL", field="model")
+        return LiveMode(settings, record)
+    raise InvalidInput(f"unknown mode {name!r} (fallback, replay, live)", field="mode")

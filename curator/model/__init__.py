@@ -1,0 +1,15 @@
+"""The model gateway: how a step is decided, by a language model or by its fallback.
+
+It owns what a step is (`steps`: a template, a decision model and a fallback under one name;
+`Decider`, `FallbackDecider`), the base every decision model shares and the checks on the free
+text a model writes (`decision`, `answer_checks`), the templates and their strict Jinja
+environment (`prompts`), rounds that keep model calls outside the write transaction
+(`rounds`), the one module that imports litellm and instructor, lazily (`llm`), the model
+settings from arguments or the environment (`settings`), the call log (`calls`), recorded and
+scripted fixtures replayed through respx (`fixtures`), a stub OpenAI-compatible server for
+tests and benchmarks (`stub_server`), and offline token counting (`tokens`).
+
+May import: `curator.domain` and `curator.store` (the call log's table). Never the turn flow,
+recall or evolution: a step's fallback reaches the gateway as a function on the `Step`.
+Importing this package imports no model client.
+"""

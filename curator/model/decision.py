@@ -1,0 +1,112 @@
+"""What every decision model shares: a compact JSON schema, checked model text, a validation scope.
+
+A decision is a pydantic model (`DecisionModel`) whose validators carry the domain rules, so a
+model that breaks them is told exactly what was wrong when it is asked again; the step's
+fallback returns the same type. This module holds what all of them share:
+
+- `ModelText`: a free-text field a model writes (memory content, contexts, summaries, reasons,
+  the identity narrative). When the validation context carries the prompt the model was shown
+  (`answer_checks.ECHO_KEY`, set by the gateway), it is checked for what a weak model writes
+  instead of an answer: the prompt's own instructions, the schema, a placeholder, a loop.
+- `validation_scope()` and `decision_context()`: the validation context comes from `context=` of
+  `model_validate`, or, when that is empty, from the scope. The gateway uses the scope because
+  instructor treats its own `context=` as Jinja variables and would render game text inside the
+  messages as a template. Decisions read e.g. `allowed_subjects` from it.
+- The JSON schema a model is shown is compact (no titles, no class docstrings): the template
+  already explains each field, and every schema token is paid on every call.
+- `MemoryView`: a memory as a decision is shown it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
+from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode
+
+from curator.domain.models import Memory, iso
+from curator.model.answer_checks import check_text
+
+_SCOPE: ContextVar[dict[str, Any] | None] = ContextVar("curator_validation_scope", default=None)
+
+
+@contextmanager
+def validation_scope(context: dict[str, Any] | None) -> Iterator[None]:
+    """Validate decisions made inside this block against `context` (per thread and per task)."""
+    token = _SCOPE.set(context)
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def decision_context(info: ValidationInfo) -> dict[str, Any]:
+    return info.context or _SCOPE.get() or {}
+
+
+def _model_text(value: str, info: ValidationInfo) -> str:
+    return check_text(value, info.field_name or "text", decision_context(info))
+
+
+# A free-text field a model writes: checked against the prompt when a model wrote it (the
+# check adds nothing to the JSON schema, so schema hashes and recorded fixtures stay valid).
+ModelText = Annotated[str, AfterValidator(_model_text)]
+
+
+class _CompactSchema(GenerateJsonSchema):
+    """Drops titles and model docstrings; keeps field descriptions, enums and ranges."""
+
+    def generate(self, schema: Any, mode: JsonSchemaMode = "validation") -> Any:
+        return _strip(super().generate(schema, mode), top=True)
+
+
+def _strip(node: Any, *, top: bool = False) -> Any:
+    if isinstance(node, dict):
+        is_model = node.get("type") == "object" or "enum" in node
+        return {key: _strip(value) for key, value in node.items()
+                if key != "title" and not (key == "description" and (top or is_model))}
+    if isinstance(node, list):
+        return [_strip(value) for value in node]
+    return node
+
+
+class DecisionModel(BaseModel):
+    """A step's answer: extra fields forbidden, a compact schema for the model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def model_json_schema(cls, by_alias: bool | None = True, ref_template: str = DEFAULT_REF_TEMPLATE,
+                          schema_generator: type[GenerateJsonSchema] = _CompactSchema,
+                          mode: JsonSchemaMode = "validation", **kwargs: Any) -> dict[str, Any]:
+        return super().model_json_schema(by_alias=by_alias, ref_template=ref_template,
+                                         schema_generator=schema_generator, mode=mode, **kwargs)
+
+
+class MemoryView(BaseModel):
+    """A memory as a decision sees it."""
+
+    id: str
+    subject: str | None
+    kind: str
+    content: str
+    emotional_impact: str
+    valence: float
+    importance: float
+    strength: float
+    recall_count: int
+    created_at: str
+    traits: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, memory: Memory) -> MemoryView:
+        return cls(
+            id=memory.id, subject=memory.subject, kind=memory.kind.value, content=memory.content,
+            emotional_impact=memory.emotional_impact, valence=memory.valence,
+            importance=memory.importance, strength=memory.strength,
+            recall_count=memory.recall_count, created_at=iso(memory.created_at),
+            traits=memory.traits,
+        )

@@ -1,0 +1,53 @@
+"""Steps and deciders: each judgement is a trio (template, decision model, fallback) with one name.
+
+A `Step` names a judgement, its template in prompts/, the decision model it answers with and
+its deterministic fallback. A `Decider` answers a step. `FallbackDecider` always uses the
+fallback and says why; the gateway's decider (`llm.py`, driven through `rounds.py`) tries the
+template with a model first and falls back, with the reason, when the model cannot answer.
+The steps themselves are defined where their fallbacks live (`curator.turn.steps`,
+`curator.evolution.identity`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from curator.domain.results import StepRecord
+
+I = TypeVar("I", bound=BaseModel)  # noqa: E741 - the conventional name for an input type
+D = TypeVar("D", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Step(Generic[I, D]):
+    """One judgement: its name, its template in prompts/, its output model and its fallback."""
+
+    name: str
+    template: str
+    decision: type[D]
+    fallback: Callable[[I], D]
+
+
+class Decider(Protocol):
+    """Answers a step for a character; returns the decision and a record of how it was made."""
+
+    def decide(self, step: Step[I, D], inputs: I, *, character: str,
+               context: dict[str, Any] | None = None) -> tuple[D, StepRecord]: ...
+
+
+class FallbackDecider:
+    """The embedded default: every step is decided by its deterministic fallback."""
+
+    def __init__(self, reason: str = "no model configured"):
+        self.reason = reason
+
+    def decide(self, step: Step[I, D], inputs: I, *, character: str,
+               context: dict[str, Any] | None = None) -> tuple[D, StepRecord]:
+        decision = step.fallback(inputs)
+        record = StepRecord(character=character, step=step.name, template=step.template,
+                            decided_by="fallback", reason=self.reason)
+        return decision, record

@@ -1,0 +1,408 @@
+"""The world store: one SQLite file per world, spoken to in the domain's words.
+
+It owns the connection (WAL, a busy timeout, foreign keys), migrations with a backup
+first, the per-turn transaction (`BEGIN IMMEDIATE`, so two processes serialise instead of
+losing turns), and reads and writes of characters, relationships, memories, the archive
+and the turn log. It knows nothing of prompts or decisions. The hot path uses plain SQL on
+sqlite-utils' connection for speed; schema and migrations go through sqlite-utils.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from curator.domain.errors import InvalidInput, UnknownCharacter, WorldFormatError, WorldLocked
+from curator.domain.models import (
+    Memory,
+    Relationship,
+    Tier,
+    display_name,
+    iso,
+    normalize_character_id,
+    trusted,
+)
+from curator.store.checkpoint import WRITER_AUTOCHECKPOINT, Checkpointer
+from curator.store.migrations import migrations
+from curator.store.rows import MEMORY_FIELDS, SELECT_MEMORY, archived_from_row, memory_from_row, memory_row
+
+# The live row as it is, but for its strength and tier as the caller has them now (faded).
+_ARCHIVE = (f"insert into memory_archive ({', '.join(MEMORY_FIELDS)}, archived_at, archived_reason) select "
+            + ", ".join(f":{f}" if f in ("strength", "tier") else f for f in MEMORY_FIELDS)
+            + ", :at, :reason from memories where id = :id")
+_GONE = ("(not exists (select 1 from memories where id = {column}) "
+         "and not exists (select 1 from memory_archive where id = {column}))")
+_dt = datetime.fromisoformat
+
+
+def _is_locked(error: sqlite3.OperationalError) -> bool:
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
+
+
+def open_world(path: str | Path, *, busy_timeout_ms: int = 5_000) -> World:
+    """Open (creating if needed) a world file and bring its schema up to date."""
+    memory = str(path) == ":memory:"
+    if not memory:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None, timeout=busy_timeout_ms / 1000,
+                               check_same_thread=False)
+        conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
+        if not memory:
+            conn.execute("pragma journal_mode = wal")
+            conn.execute(f"pragma wal_autocheckpoint = {WRITER_AUTOCHECKPOINT}")  # checkpoint.py
+        conn.execute("pragma synchronous = normal")
+        conn.execute("pragma foreign_keys = on")
+        db = Database(conn)
+        pending = migrations.pending(db)
+        if pending:
+            if not memory and db.table_names():
+                _backup(conn, Path(path), pending[0].name)
+            migrations.apply(db)
+    except sqlite3.OperationalError as error:
+        if _is_locked(error):
+            raise WorldLocked(f"world {path} is locked by another process") from error
+        raise
+    except sqlite3.DatabaseError as error:
+        raise WorldFormatError(f"{path} is not a curator world: {error}") from error
+    checkpointer = None if memory else Checkpointer(str(path), busy_timeout_ms=busy_timeout_ms)
+    return World(db, str(path), checkpointer)
+
+
+def _backup(conn: sqlite3.Connection, path: Path, first_pending: str) -> Path:
+    """Seed 001: back up before major updates. The copy sits beside the world file."""
+    target = path.with_name(f"{path.name}.bak-before-{first_pending}")
+    with sqlite3.connect(str(target)) as copy:
+        conn.backup(copy)
+    copy.close()
+    return target
+
+
+class World:
+    """A world database. Every multi-row write happens inside `transaction()`."""
+
+    def __init__(self, db: Database, path: str, checkpointer: Checkpointer | None = None):
+        self.db = db
+        self.conn: sqlite3.Connection = db.conn
+        self.path = path
+        self.checkpointer = checkpointer
+
+    def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.close()
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self, *, commit: bool = True) -> Iterator[World]:
+        """One write transaction: all of it commits, or none of it does. With commit=False it
+        is a dry run: everything is rolled back at the end (rounds.py attempts units so)."""
+        try:
+            self.conn.execute("begin immediate")
+        except sqlite3.OperationalError as error:
+            if _is_locked(error):
+                raise WorldLocked(f"world {self.path} stayed locked by another writer") from error
+            raise
+        try:
+            yield self
+        except BaseException:
+            self.conn.execute("rollback")
+            raise
+        if not commit:
+            self.conn.execute("rollback")
+            return
+        try:
+            self.conn.execute("commit")
+        except sqlite3.OperationalError as error:
+            self.conn.execute("rollback")
+            if _is_locked(error):
+                raise WorldLocked(f"world {self.path} was locked at commit") from error
+            raise
+        if self.checkpointer is not None:
+            self.checkpointer.committed()
+
+    # -- the clock and the turn log ----------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("select value from meta where key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("insert into meta (key, value) values (?, ?) on conflict(key) do update "
+                          "set value = excluded.value", (key, value))
+
+    def clock(self) -> datetime | None:
+        value = self.meta("clock")
+        return None if value is None else _dt(value)
+
+    def now(self) -> datetime:
+        """What time it is for a write: the world clock once a turn has set it, else UTC now."""
+        return self.clock() or datetime.now(UTC)
+
+    def logged_turn(self, turn_id: str) -> tuple[str, str | None] | None:
+        row = self.conn.execute("select digest, result from turns where id = ?", (turn_id,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def next_turn_seq(self) -> int:
+        row = self.conn.execute("select coalesce(max(seq), 0) + 1 from turns").fetchone()
+        return int(row[0])
+
+    def log_turn(self, *, turn_id: str, seq: int, world_time: datetime, digest: str, payload: str,
+                 result: str, received_at: str) -> None:
+        self.conn.execute(
+            "insert into turns (id, seq, world_time, digest, payload, result, received_at) "
+            "values (?, ?, ?, ?, ?, ?, ?)",
+            (turn_id, seq, iso(world_time), digest, payload, result, received_at))
+
+    def turn_count(self) -> int:
+        return int(self.conn.execute("select count(*) from turns").fetchone()[0])
+
+    def turn_action(self, turn_id: str) -> str | None:
+        """What the actor of a logged turn meant to do (its intent's action), if it is logged."""
+        row = self.conn.execute("select payload from turns where id = ?", (turn_id,)).fetchone()
+        return json.loads(row[0]).get("intent", {}).get("action") if row else None
+
+    # -- characters --------------------------------------------------------------------
+
+    def ensure_character(self, character_id: str, seen_at: datetime) -> bool:
+        """Create the character on first sight; True if it is new."""
+        return bool(self.ensure_characters([character_id], seen_at))
+
+    def ensure_characters(self, ids: list[str], seen_at: datetime) -> list[str]:
+        """Create those of `ids` seen for the first time and mark the others seen now; the new
+        ones, in order. Two statements for a turn's characters (it was two for each)."""
+        ids = list(dict.fromkeys(ids))
+        known = self.characters_among(ids)
+        new = [c for c in ids if c not in known]
+        stamp = iso(seen_at)
+        if known:
+            marks = ", ".join("?" * len(known))
+            self.conn.execute(f"update characters set last_seen = ? where id in ({marks})", (stamp, *known))
+        self.conn.executemany(
+            "insert into characters (id, name, persona, immediate_context, created_at, last_seen) "
+            "values (?, ?, '', '', ?, ?)", [(c, display_name(c), stamp, stamp) for c in new])
+        return new
+
+    def character_row(self, character_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute("select id, name, persona, immediate_context, created_at from "
+                                "characters where id = ?", (character_id,)).fetchone()
+        if row is None:
+            return None
+        return dict(zip(("id", "name", "persona", "immediate_context", "created_at"), row, strict=True))
+
+    def characters_among(self, ids: list[str]) -> set[str]:
+        """Which of `ids` are characters of this world."""
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            found.update(r[0] for r in self.conn.execute(
+                f"select id from characters where id in ({', '.join('?' * len(chunk))})", chunk))
+        return found
+
+    def character_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("select id from characters order by id")]
+
+    def set_character(self, character_id: str, **fields: str) -> None:
+        for name, value in fields.items():
+            if name not in ("name", "persona", "immediate_context"):
+                raise ValueError(f"not a character field: {name}")
+            self.conn.execute(f"update characters set {name} = ? where id = ?", (value, character_id))
+
+    def known_character(self, character: str) -> str:
+        """The id of a character the world has seen (normalised: ' Wolf ' → 'wolf')."""
+        try:
+            key = normalize_character_id(character)
+        except ValueError as error:
+            raise InvalidInput(str(error), field="character") from error
+        if self.character_row(key) is None:
+            raise UnknownCharacter(key, known=self.character_ids())
+        return key
+
+    def delete_character_memories(self, character_id: str) -> None:
+        for table in ("memories", "memory_archive"):
+            self.conn.execute(f"delete from {table} where owner = ?", (character_id,))
+        self.conn.execute("delete from relationships where owner = ?", (character_id,))
+
+    def delete_character(self, character_id: str) -> dict[str, int]:
+        """Remove a character and every row that refers to it; call inside `transaction()`.
+
+        Gone: its memories and archive; its relationships and the others' relationships with
+        it, with their memories about it (a relationship cannot outlive its character); the
+        blocks it owns with their links; its links to others' shared blocks; its passages; its
+        model calls; the appraisals and memory links of every memory that goes. The full-text
+        indexes follow through their triggers. The turn log keeps the turns it took part in, so
+        replaying one still changes nothing. Returns the rows removed per table.
+        """
+        statements = {
+            "memories": "delete from memories where owner = ?1 or subject = ?1",
+            "memory_archive": "delete from memory_archive where owner = ?1 or subject = ?1",
+            # The memory network (m006): whatever points at a memory that is gone now (its own
+            # and the others' memories about it). A scan, but deleting a character is rare.
+            "appraisals": f"delete from appraisals where {_GONE.format(column='memory_id')}",
+            "memory_links": f"delete from memory_links where owner = ?1 or "
+                            f"{_GONE.format(column='memory_id')} or {_GONE.format(column='other_id')}",
+            "relationships": "delete from relationships where owner = ?1 or other = ?1",
+            # evolution (m005): attributes, their change log, snapshots, the cycle's mark
+            "attribute_changes": "delete from attribute_changes where character = ?1 or other = ?1",
+            "attributes": "delete from attributes where character = ?1",
+            "personality_snapshots": "delete from personality_snapshots where character = ?1",
+            "evolution_marks": "delete from evolution_marks where character = ?1",
+            # goals and practice (m008)
+            "goal_history": "delete from goal_history where character = ?1",
+            "goals": "delete from goals where character = ?1",
+            "practice": "delete from practice where character = ?1",
+            # blocks and passages cascade from characters; deleting them here says so and
+            # does not depend on the foreign_keys pragma.
+            "block_links": "delete from block_links where character = ?1 "
+                           "or block_id in (select id from blocks where owner = ?1)",
+            "blocks": "delete from blocks where owner = ?1",
+            "passages": "delete from passages where owner = ?1",
+            "calls": "delete from calls where character = ?1",
+            "characters": "delete from characters where id = ?1",
+        }
+        return {table: self.conn.execute(sql, (character_id,) if "?1" in sql else ()).rowcount
+                for table, sql in statements.items()}
+
+    # -- relationships -----------------------------------------------------------------
+
+    def relationship(self, owner: str, other: str, *, with_memories: bool = True) -> Relationship:
+        """The owner's relationship with other, with its recent and core memories (new if none;
+        `with_memories=False` leaves the memory lists empty, for readers that need only the
+        summary and feelings)."""
+        row = self.conn.execute(
+            "select immediate_context, long_term_summary, current_sentiment, overall_bond, "
+            "interactions, traits, first_met, last_interaction, trust, rapport from relationships "
+            "where owner = ? and other = ?", (owner, other)).fetchone()
+        recent, core = self.live_memories(owner, other) if with_memories else ([], [])
+        if row is None:
+            row = ("", "", 0.0, 0.0, 0, None, None, None, 0.5, 0.5)
+        return trusted(Relationship, {  # in the model's field order (models.trusted)
+            "owner": owner, "other": other, "immediate_context": row[0] or "",
+            "long_term_summary": row[1] or "", "current_sentiment": row[2], "overall_bond": row[3],
+            "trust": row[8], "rapport": row[9], "interactions": row[4],
+            "traits": json.loads(row[5]) if row[5] else {},
+            "first_met": _dt(row[6]) if row[6] else None,
+            "last_interaction": _dt(row[7]) if row[7] else None,
+            "recent_memories": recent, "core_memories": core})
+
+    def relationships_among(self, owner: str, others: list[str]) -> set[str]:
+        """Which of `others` the owner has a relationship with."""
+        marks = ", ".join("?" * len(others))
+        return {r[0] for r in self.conn.execute(
+            f"select other from relationships where owner = ? and other in ({marks})", (owner, *others))}
+
+    def relationship_others(self, owner: str) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "select other from relationships where owner = ? order by other", (owner,))]
+
+    def save_relationship(self, rel: Relationship) -> None:
+        self.conn.execute(
+            "insert into relationships (owner, other, immediate_context, long_term_summary, "
+            "current_sentiment, overall_bond, trust, rapport, interactions, traits, first_met, "
+            "last_interaction) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "on conflict(owner, other) do update set "
+            "immediate_context = excluded.immediate_context, "
+            "long_term_summary = excluded.long_term_summary, "
+            "current_sentiment = excluded.current_sentiment, overall_bond = excluded.overall_bond, "
+            "trust = excluded.trust, rapport = excluded.rapport, "
+            "interactions = excluded.interactions, traits = excluded.traits, "
+            "first_met = excluded.first_met, last_interaction = excluded.last_interaction",
+            (rel.owner, rel.other, rel.immediate_context, rel.long_term_summary,
+             round(rel.current_sentiment, 6), round(rel.overall_bond, 6), round(rel.trust, 6),
+             round(rel.rapport, 6), rel.interactions,
+             json.dumps(rel.traits, sort_keys=True),
+             iso(rel.first_met) if rel.first_met else None,
+             iso(rel.last_interaction) if rel.last_interaction else None))
+
+    # -- memories ----------------------------------------------------------------------
+
+    def memories(self, owner: str, subject: str | None, tier: Tier) -> list[Memory]:
+        """Memories of one tier about one subject (None: the self), oldest first."""
+        rows = self.conn.execute(
+            f"{SELECT_MEMORY} from memories where owner = ? and subject is ? and tier = ? "
+            "order by seq", (owner, subject, tier.value)).fetchall()
+        return [memory_from_row(row) for row in rows]
+
+    def live_memories(self, owner: str, subject: str | None) -> tuple[list[Memory], list[Memory]]:
+        """The recent and the core memories about one subject, oldest first: one statement
+        where `memories` takes two (a turn loads these for every thread of every perceiver)."""
+        recent: list[Memory] = []
+        core: list[Memory] = []
+        # "+seq": sort the few rows of (owner, subject) found by its index; the planner would
+        # otherwise walk all the owner's memories in seq order to skip the sort (3x slower).
+        for row in self.conn.execute(f"{SELECT_MEMORY} from memories where owner = ? and subject is ? "
+                                     "order by +seq", (owner, subject)):
+            (recent if row[9] == "recent" else core).append(memory_from_row(row))
+        return recent, core
+
+    def recent_memories_before(self, until: datetime) -> Iterator[Memory]:
+        """Every recent-tier memory whose strength was last set before `until` (for fading)."""
+        rows = self.conn.execute(
+            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq",
+            (iso(until),)).fetchall()
+        return (memory_from_row(row) for row in rows)
+
+    def archived_memories(self, owner: str, subject: str | None = None, *,
+                          any_subject: bool = False) -> list[Memory]:
+        where = "owner = ?" if any_subject else "owner = ? and subject is ?"
+        params: tuple[Any, ...] = (owner,) if any_subject else (owner, subject)
+        rows = self.conn.execute(
+            f"{SELECT_MEMORY}, archived_at, archived_reason from memory_archive where {where} "
+            "order by seq", params).fetchall()
+        return [archived_from_row(row) for row in rows]
+
+    def count_memories(self, owner: str) -> dict[str, int]:
+        counts = {t.value: 0 for t in Tier}
+        for tier, n in self.conn.execute(
+                "select tier, count(*) from memories where owner = ? group by tier", (owner,)):
+            counts[tier] = n
+        counts["archived"] = int(self.conn.execute(
+            "select count(*) from memory_archive where owner = ?", (owner,)).fetchone()[0])
+        return counts
+
+    def insert_memory(self, memory: Memory, seq: int) -> None:
+        self.conn.execute(
+            f"insert into memories ({', '.join(MEMORY_FIELDS)}) values "
+            f"({', '.join('?' * len(MEMORY_FIELDS))})", memory_row(memory, seq))
+
+    def update_memory(self, memory: Memory) -> None:
+        self.conn.execute(
+            "update memories set content = ?, kind = ?, emotional_impact = ?, valence = ?, importance = ?, "
+            "tier = ?, strength = ?, strength_at = ?, recall_count = ?, last_recalled = ?, source_turns = ?, "
+            "traits = ? where id = ?",
+            (memory.content, memory.kind.value, memory.emotional_impact, memory.valence,
+             memory.importance, memory.tier.value, memory.strength,
+             iso(memory.strength_at or memory.last_recalled), memory.recall_count,
+             iso(memory.last_recalled), json.dumps(memory.source_turns), json.dumps(memory.traits),
+             memory.id))
+
+    def archive_memory(self, memory: Memory, *, reason: str, at: datetime) -> None:
+        """Move a memory to the archive: never deleted, only out of the live tiers."""
+        cur = self.conn.execute(_ARCHIVE, {"strength": memory.strength, "tier": memory.tier.value,
+                                           "at": iso(at), "reason": reason, "id": memory.id})
+        if cur.rowcount != 1:
+            raise WorldFormatError(f"memory {memory.id} is not in the live tiers")
+        self.conn.execute("delete from memories where id = ?", (memory.id,))
+        memory.archived_at, memory.archived_reason = at, reason
+        memory.tier = Tier.ARCHIVED
+
+    def insert_archived(self, memory: Memory, seq: int) -> None:
+        row = memory_row(memory, seq)
+        self.conn.execute(
+            f"insert into memory_archive ({', '.join(MEMORY_FIELDS)}, archived_at, archived_reason) "
+            f"values ({', '.join('?' * (len(MEMORY_FIELDS) + 2))})",
+            (*row, iso(memory.archived_at) if memory.archived_at else None, memory.archived_reason))
+
+    def next_memory_seq(self) -> int:
+        row = self.conn.execute(
+            "select max(coalesce((select max(seq) from memories), 0), "
+            "coalesce((select max(seq) from memory_archive), 0)) + 1").fetchone()
+        return int(row[0])
+

@@ -1,0 +1,148 @@
+"""Decisions: the structured answers each pipeline step returns, from a model or from the fallback.
+
+Each decision is a pydantic model. Its validators carry the domain rules (ranges, a
+memory's subject must be someone the turn involved, at most N memories a turn), so a
+model that breaks them is told exactly what was wrong when it is asked again. The
+fallback in `fallback.py` returns the same types, so nothing downstream knows or cares
+which one decided.
+
+Validation context may carry `allowed_subjects`: the characters a memory of this turn may
+be about (see `curator.model.decision` for where the context comes from, and for `ModelText`,
+the free text checked against what a weak model writes instead of an answer).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from curator.domain.models import Gap, MemoryKind
+from curator.model.decision import DecisionModel, ModelText, decision_context
+
+MAX_MEMORIES_PER_TURN = 4
+
+
+class MemoryDraft(DecisionModel):
+    """One memory the perceiver should form from this turn."""
+
+    subject: str | None = Field(
+        default=None, description="the character this memory is about, or null for a self memory"
+    )
+    content: ModelText = Field(min_length=3, max_length=600, description="first person, one or two sentences")
+    kind: MemoryKind
+    emotional_impact: str = Field(min_length=2, max_length=40, description="one feeling word")
+    valence: float = Field(ge=-1.0, le=1.0)
+    importance: float = Field(ge=0.0, le=1.0)
+    traits: list[str] = Field(
+        default_factory=list, max_length=4, description="what this shows about the subject"
+    )
+
+    @field_validator("content")
+    @classmethod
+    def _content_has_words(cls, value: str) -> str:
+        if not any(ch.isalpha() for ch in value):
+            raise ValueError("content must be words, not symbols")
+        return value.strip()
+
+    @field_validator("emotional_impact")
+    @classmethod
+    def _one_word(cls, value: str) -> str:
+        value = value.strip().lower()
+        if len(value.split()) > 3:
+            raise ValueError("emotional_impact is a word or two, like 'frustrated'")
+        return value
+
+    @field_validator("traits")
+    @classmethod
+    def _trait_words(cls, value: list[str]) -> list[str]:
+        return [t.strip().lower() for t in value if t.strip()]
+
+
+class Feeling(DecisionModel):
+    """How the perceiver's feeling toward one character moves because of this turn."""
+
+    toward: str
+    sentiment_shift: float = Field(ge=-1.0, le=1.0)
+
+
+class ContextNote(DecisionModel):
+    """The immediate context of a relationship: what is going on with this character right now."""
+
+    about: str
+    text: ModelText = Field(min_length=1, max_length=600)
+
+
+class Interpretation(DecisionModel):
+    """Step `interpret`: intent vs reality → memories, immediate context and feelings."""
+
+    gap: Gap
+    significance: float = Field(ge=0.0, le=1.0)
+    harm: bool = False
+    danger: bool = False
+    immediate_context: ModelText = Field(min_length=1, max_length=800)
+    relationship_contexts: list[ContextNote] = Field(default_factory=list)
+    memories: list[MemoryDraft] = Field(default_factory=list, max_length=MAX_MEMORIES_PER_TURN)
+    feelings: list[Feeling] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _subjects_were_involved(self, info: ValidationInfo) -> Interpretation:
+        allowed = decision_context(info).get("allowed_subjects")
+        if allowed is None:
+            return self
+        allowed_set = set(allowed)
+        for i, draft in enumerate(self.memories):
+            if draft.subject is not None and draft.subject not in allowed_set:
+                raise ValueError(
+                    f"memories[{i}].subject {draft.subject!r} was not involved in this turn; "
+                    f"use one of {sorted(allowed_set)} or null for a self memory"
+                )
+        for note in self.relationship_contexts:
+            if note.about not in allowed_set:
+                raise ValueError(f"relationship_contexts: {note.about!r} was not involved")
+        for feeling in self.feelings:
+            if feeling.toward not in allowed_set:
+                raise ValueError(f"feelings: {feeling.toward!r} was not involved in this turn")
+        return self
+
+
+FadeOutcome = Literal["no_impact", "revise_summary", "core"]
+
+
+class FadeReview(DecisionModel):
+    """Step `fade_review`: a memory leaves the recent window; does it change the long-term view?"""
+
+    outcome: FadeOutcome
+    summary: ModelText | None = Field(default=None, max_length=1200)
+    reason: ModelText = Field(min_length=1, max_length=400)
+
+    @model_validator(mode="after")
+    def _summary_when_revising(self) -> FadeReview:
+        if self.outcome == "revise_summary" and not (self.summary and self.summary.strip()):
+            raise ValueError("outcome 'revise_summary' needs the revised summary text")
+        return self
+
+
+class CoreDecision(DecisionModel):
+    """Step `core_review` (template promote.j2): does a highly significant memory become core?"""
+
+    promote: bool
+    reason: ModelText = Field(min_length=1, max_length=400)
+
+
+class Reconciliation(DecisionModel):
+    """Step `reconcile`: a new memory contradicts (or first shapes) the long-term summary."""
+
+    conflict: bool = Field(description="true when the new memory contradicts the old summary")
+    summary: ModelText = Field(min_length=1, max_length=1200)
+    bond_shift: float = Field(ge=-0.5, le=0.5)
+    reason: ModelText = Field(min_length=1, max_length=400)
+
+
+class EpisodeConsolidation(DecisionModel):
+    """Step `consolidate` (episode end): fold recent memories into the summary, pick core ones."""
+
+    summary: ModelText = Field(min_length=1, max_length=1200)
+    core_memory_ids: list[str] = Field(default_factory=list, max_length=5)
+    bond_shift: float = Field(ge=-0.5, le=0.5)
+    reason: ModelText = Field(min_length=1, max_length=400)

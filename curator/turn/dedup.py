@@ -1,0 +1,118 @@
+"""Is a new memory a repeat of one its owner already holds? Seed 000: a duplicate event
+reinforces the memory it repeats instead of forming another.
+
+A draft repeats a recent memory of the same thread (owner and subject) when it is
+
+- the same kind told in nearly the same words: the Jaccard of their content words reaches the
+  world's `duplicate_similarity`;
+- the same event retold under another heading: almost every content word of the shorter is
+  in the longer, and both are felt about the same way. A first meeting ("I met Beaver for the
+  first time. Beaver slaps his tail …") is filed as an encounter and the same splash twenty
+  minutes later ("Beaver slaps his tail … again") as a relationship event; the event is one;
+- the same attempt failing again: two of the owner's own failures whose intended actions act
+  on the same thing ("wade onto the rocks …", "try the slippery rocks …"). Each telling of a
+  fall differs in its words, but what was attempted, and that it went wrong, is the pattern
+  the character remembers.
+
+The rules read the draft and the memories, never where they came from, so a model's drafts
+and the fallback's are deduplicated alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
+from datetime import datetime
+
+from curator.domain.fading import REINFORCE_REFRESH, refresh
+from curator.domain.lexicon import tokens, word_set
+from curator.domain.models import Memory, MemoryKind
+from curator.turn.decisions import MemoryDraft
+
+RETOLD_SHARE = 0.9  # of the shorter memory's words, found in the longer: the same event retold
+RETOLD_MIN_WORDS = 6  # a shorter memory than this says too little to be called the same event
+RETOLD_VALENCE = 0.5  # told the same, but felt this differently: not the same memory
+_FAILURES = frozenset({MemoryKind.FAILURE, MemoryKind.LESSON_LEARNED})
+# Words that start a noun phrase: what follows them in an action is what it acts on.
+_DETERMINERS = frozenset({"the", "a", "an", "my", "your", "his", "her", "its", "their", "our",
+                          "this", "that", "these", "those", "some"})
+# Words that end a noun phrase: prepositions and conjunctions after the object.
+_PHRASE_ENDS = frozenset({"and", "or", "but", "to", "at", "in", "on", "onto", "into", "of", "for",
+                          "with", "from", "by", "under", "over", "across", "through", "toward",
+                          "towards", "near", "beside", "below", "above", "behind", "past", "again"})
+
+
+def find_repeat(recent: Sequence[Memory], draft: MemoryDraft, *, similarity: float,
+                action: str | None = None,
+                action_of: Callable[[Memory], str | None] | None = None) -> Memory | None:
+    """The recent memory (newest first) that `draft` repeats, or None. `action` is what the
+    draft's turn meant to do and `action_of` what an earlier memory's turn meant to do: given
+    both, a failure of the owner's own is matched to an earlier failure of the same attempt."""
+    words = word_set(draft.content)  # read once per text: compared on every turn
+    attempted = attempt_objects(action) if action and draft.subject is None else set()
+    for memory in reversed(recent):
+        theirs = word_set(memory.content)
+        if memory.kind is draft.kind and _jaccard(words, theirs) >= similarity:
+            return memory
+        if _retold(words, theirs) and abs(memory.valence - draft.valence) <= RETOLD_VALENCE:
+            return memory
+        if (attempted and action_of is not None and draft.kind in _FAILURES
+                and memory.kind in _FAILURES and memory.subject is None):
+            earlier = action_of(memory)
+            if earlier and attempted & attempt_objects(earlier):
+                return memory
+    return None
+
+
+def reinforce(memory: Memory, draft: MemoryDraft, *, turn_id: str, at: datetime, importance: float) -> None:
+    """Fold a repeat into the memory it repeats: refreshed, as important as the more important
+    of the two, holding both turns. A lesson is what a repeated failure turns into, so a lesson
+    that repeats a failure makes it one (its kind and feeling). The words stay the first
+    telling's: what was logged about the memory (evolution's reasons) still quotes it."""
+    refresh(memory, at, REINFORCE_REFRESH)
+    memory.strength_at = at
+    memory.importance = max(memory.importance, importance)
+    if turn_id not in memory.source_turns:
+        memory.source_turns.append(turn_id)
+    if draft.kind is MemoryKind.LESSON_LEARNED and memory.kind is MemoryKind.FAILURE:
+        memory.kind, memory.emotional_impact = draft.kind, draft.emotional_impact
+        memory.valence = draft.valence
+
+
+def attempt_objects(action: str) -> set[str]:
+    """What an intended action acts on: the last word of each noun phrase ("Wade onto the rocks
+    and swipe for a trout" → rock, trout; "Try the slippery rocks at the falls" → rock, fall),
+    in the singular so that "the rock" and "the rocks" are one thing."""
+    words = tokens(action)
+    found: set[str] = set()
+    for i, word in enumerate(words):
+        if word not in _DETERMINERS:
+            continue
+        phrase = []
+        for following in words[i + 1:i + 4]:
+            if following in _PHRASE_ENDS or following in _DETERMINERS:
+                break
+            phrase.append(following)
+        if phrase and len(phrase[-1]) > 2:
+            found.add(_singular(phrase[-1]))
+    return found
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
+
+
+def _retold(a: AbstractSet[str], b: AbstractSet[str]) -> bool:
+    shorter = min(len(a), len(b))
+    return shorter >= RETOLD_MIN_WORDS and len(a & b) / shorter >= RETOLD_SHARE

@@ -1,0 +1,313 @@
+"""Narration: how the fallback phrases memories and summaries in a character's own voice.
+
+A game master writes to the actor in the second person ("Wolf blocks your path"). The
+actor remembers it in the first person ("Wolf blocks my path"); an observer remembers the
+same words with the actor named ("Wolf blocks Bear's path"). Summaries are written from
+trait counts, so that a summary holds both sides of a relationship once both exist.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from curator.domain.lexicon import NEGATIVE_TRAITS, POSITIVE_TRAITS
+from curator.domain.models import display_name
+
+# Words after which a bare "you" is the subject of a new clause ("as you reach" → "as I reach").
+_CLAUSE_OPENERS = frozenset({"and", "but", "as", "when", "while", "so", "then", "until", "because",
+                             "before", "after", "if", "though", "although", "once", "since", "where",
+                             "that", "whilst", "or", "yet"})
+# After these, a bare "you" is an object ("blocks you", "at you", "bit you").
+_OBJECT_AFTER = frozenset({"at", "to", "with", "for", "from", "past", "behind", "toward", "towards",
+                           "around", "near", "of", "about", "on", "upon", "into", "over", "under",
+                           "beside", "by", "against", "onto", "than", "like",
+                           "between", "let", "bit", "hit", "caught", "left", "told", "gave", "saw",
+                           "made", "took", "brought", "found", "kept", "held", "led", "met", "sent",
+                           "put", "set", "shot", "struck", "threw", "drove", "give", "tell", "show",
+                           "help", "see", "watch", "leave", "make", "bring", "send", "follow",
+                           "beat", "cut", "knocks", "ignore", "warn", "save", "join", "keep"})
+_NOT_VERBS = frozenset({"and", "but", "as", "when", "while", "so", "then", "the", "a", "an", "to",
+                        "too", "both", "all", "alone", "again", "now", "still", "just", "only",
+                        "also", "never", "always", "here", "there", "of", "in", "on", "at", "with",
+                        "by", "from", "off", "away", "into", "onto", "out", "up", "down",
+                        "over", "until", "for", "before", "after", "around", "toward", "towards"})
+_MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "must", "might", "may",
+                     "did", "had", "was", "were", "cannot", "can't", "won't", "didn't", "don't"})
+_IRREGULAR_3P = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was",
+                 "don't": "doesn't", "aren't": "isn't", "haven't": "hasn't"}
+_WORD = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
+# Quoted speech is the speaker's own words: "you" inside it is not the game master's "you".
+_QUOTED = re.compile(r'("[^"]*"|\u201c[^\u201d]*\u201d)')
+
+
+def _third_person(verb: str) -> str:
+    lower = verb.lower()
+    if lower in _IRREGULAR_3P:
+        return _IRREGULAR_3P[lower]
+    if lower in _MODALS or lower in _NOT_VERBS or lower.endswith(("ed", "ly", "s")):
+        return verb
+    if lower.endswith(("ch", "sh", "x", "z", "o")):
+        return verb + "es"
+    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _cap_like(word: str, template: str) -> str:
+    return word[:1].upper() + word[1:] if template[:1].isupper() else word
+
+
+@lru_cache(maxsize=1024)
+def retell(text: str, *, perceiver: str, actor: str) -> str:
+    """Rewrite a game master's second-person text from the perceiver's point of view.
+
+    If the perceiver is the actor, "you" becomes "I/me" and "your" "my". Otherwise "you"
+    becomes the actor's name. Either way the perceiver's own name becomes "I/me/my".
+    Quoted speech is kept word for word.
+
+    Cached: one interpretation retells the same reality or clause for its self memory, its
+    relationship memories, the immediate context and the relationship notes (3-4 calls per
+    perceiver, half of them repeats), and the answer depends on the three strings alone.
+    """
+    if '"' in text or "\u201c" in text:
+        return "".join(part if _QUOTED.fullmatch(part) else _retell_words(part, perceiver, actor)
+                       for part in _QUOTED.split(text))
+    return _retell_words(text, perceiver, actor)
+
+
+def _retell_words(text: str, perceiver: str, actor: str) -> str:
+    is_actor = perceiver == actor
+    own_name = display_name(perceiver).lower()
+    lowered = text.lower()
+    # Only "you…" words and (for an observer) its own name are rewritten: text with neither
+    # comes back as it is, and the words around a rewrite are read only where there is one.
+    if "you" not in lowered and (is_actor or own_name not in lowered):
+        return text
+    actor_name = display_name(actor)
+    parts = _WORD.findall(text)
+    out: list[str] = []
+    prev_word = ""  # last word seen, lowercased; "" at the start of a clause
+    for i, part in enumerate(parts):
+        if not part[:1].isalpha():
+            out.append(part)
+            if any(ch in part for ch in ".;!?:,"):
+                prev_word = ""
+            continue
+        lower = part.lower()
+        if not lower.startswith("you") and (is_actor or not lower.startswith(own_name)):
+            out.append(part)
+            prev_word = lower
+            continue
+        # A bare "you" is an object after a preposition or a verb that looks like one
+        # ("blocks you", "warned you"); anywhere else it starts a clause ("as you reach").
+        after = _next_word(parts, i)
+        following = after[1].lower() if after else ""
+        object_slot = prev_word != "" and prev_word not in _CLAUSE_OPENERS and (
+            prev_word in _OBJECT_AFTER
+            or (prev_word.endswith(("s", "ed")) and len(prev_word) > 3)
+            or following in _NOT_VERBS or following == "" or _ends_clause(parts, i))
+        subject_slot = prev_word == "" or not object_slot
+        replacement: str | None = None
+        if lower in ("you're", "you've", "you'd", "you'll"):
+            if is_actor:
+                replacement = {"you're": "I'm", "you've": "I've", "you'd": "I'd", "you'll": "I'll"}[lower]
+            else:
+                replacement = actor_name + {"you're": " is", "you've": " has", "you'd": " would",
+                                            "you'll": " will"}[lower]
+        elif lower == "yourself":
+            replacement = "myself" if is_actor else "themselves"
+        elif lower in ("your", "yours"):
+            replacement = ("my" if lower == "your" else "mine") if is_actor else actor_name + "'s"
+        elif lower == "you":
+            if is_actor:
+                replacement = "I" if subject_slot else "me"
+                nxt = _next_word(parts, i) if subject_slot else None
+                if nxt is not None and nxt[1].lower() in _BE_1P:  # "you are going" → "I am going"
+                    parts[nxt[0]] = _cap_like(_BE_1P[nxt[1].lower()], nxt[1])
+            else:
+                replacement = actor_name
+                if subject_slot:
+                    nxt = _next_word(parts, i)
+                    if nxt is not None:
+                        j, verb = nxt
+                        parts[j] = _third_person(verb)
+                        _agree_coordinated(parts, j, _third_person)
+        elif lower == own_name and not is_actor:
+            replacement = "I" if subject_slot else "me"
+            nxt = _next_word(parts, i) if subject_slot else None
+            if nxt is not None:
+                j, verb = nxt
+                parts[j] = _first_person(verb)
+                _agree_coordinated(parts, j, _first_person)
+                # "Wolf pulls his leg free" → "I pull my leg free": the possessive straight
+                # after the verb is the subject's own.
+                owned = _next_word(parts, j)
+                if owned is not None and owned[1].lower() in ("his", "her", "its"):
+                    parts[owned[0]] = _cap_like("my", owned[1])
+        elif lower == own_name + "'s" and not is_actor:
+            replacement = "my"
+        if replacement is not None:
+            # "Your path" → "My path"; "I" and names keep their own capitals.
+            out.append(_cap_like(replacement, part) if replacement[:1].islower() else replacement)
+        else:
+            out.append(part)
+        prev_word = lower
+    return "".join(out)
+
+
+_BE_1P = {"are": "am", "were": "was", "aren't": "am not", "weren't": "wasn't"}
+# Words that open a verb's object or particle: "…and knock *the* poacher *down*".
+_OBJECT_START = frozenset({"the", "a", "an", "his", "her", "its", "their", "my", "your", "our", "you",
+                           "me", "him", "them", "it", "us", "down", "up", "out", "off", "away", "back",
+                           "onto", "into", "over", "across", "along", "toward", "towards", "through"})
+_NEW_SUBJECT = frozenset({"he", "she", "it", "they", "i", "you", "we", "who", "which", "that"})
+
+
+def _agree_coordinated(parts: list[str], j: int, change: Callable[[str], str]) -> None:
+    """Give the verbs coordinated with the one at j the same person: "Bear bursts out and
+    knock*s* the poacher down", "I swim out, grab him and drag him". A word after "and" or a
+    comma is taken as a verb when an object or particle follows it; the scan stops at the end
+    of the clause or at a new subject."""
+    joined = False
+    for k in range(j + 1, min(j + 30, len(parts))):
+        part = parts[k]
+        if not part[:1].isalpha():
+            if any(ch in part for ch in ".;!?:"):
+                return
+            joined = joined or "," in part
+            continue
+        lower = part.lower()
+        if lower in _NEW_SUBJECT and joined:
+            return
+        if lower in ("and", "then", "or"):
+            joined = True
+            continue
+        if joined:
+            after = _next_word(parts, k)
+            if after is not None and after[1].lower() in _OBJECT_START and lower not in _NOT_VERBS:
+                parts[k] = change(part)
+        joined = False
+
+
+def _ends_clause(parts: list[str], i: int) -> bool:
+    """True when punctuation follows the word at i ('blocks you.', 'corner you, then')."""
+    return i + 1 < len(parts) and any(ch in parts[i + 1] for ch in ".;!?:,")
+
+
+def _next_word(parts: list[str], i: int) -> tuple[int, str] | None:
+    """The verb after a subject, skipping an adverb ('you barely reach' → 'reach')."""
+    for j in range(i + 1, min(i + 5, len(parts))):
+        if parts[j][:1].isalpha() and not parts[j].lower().endswith("ly"):
+            return j, parts[j]
+    return None
+
+
+_IRREGULAR_1P = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was"}
+
+
+def _first_person(verb: str) -> str:
+    """'Owl watches' → 'I watch'."""
+    lower = verb.lower()
+    if lower in _IRREGULAR_1P:
+        return _IRREGULAR_1P[lower]
+    if lower.endswith("ies") and len(lower) > 4:
+        return verb[:-3] + "y"
+    if lower.endswith(("ches", "shes", "xes", "sses", "zes", "oes")):
+        return verb[:-2]
+    if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
+        return verb[:-1]
+    return verb
+
+
+# An intended action that is itself an attempt ("Try the slippery rocks", "Attempt to climb").
+_ATTEMPT = re.compile(r"(?:try|attempt)(?:\s+(to|and)\b)?\s+", re.IGNORECASE)
+
+
+def tried(action: str) -> str:
+    """'tried to …' for an intended action, without trying twice: 'climb the oak' → 'tried to
+    climb the oak', 'try to climb' → 'tried to climb', 'try the slippery rocks' → 'tried the
+    slippery rocks' (the action's own verb of trying becomes the past tense)."""
+    match = _ATTEMPT.match(action)
+    if match is None:
+        return f"tried to {action}"
+    rest = action[match.end():]
+    return f"tried to {rest}" if match.group(1) else f"tried {rest}"
+
+
+def lower_first(text: str) -> str:
+    """'Head to the river' → 'head to the river' (not 'i' for 'I')."""
+    if not text:
+        return text
+    first = text.split(" ", 1)[0]
+    if first == "I" or first.startswith("I'") or (len(first) > 1 and first.isupper()):
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def sentence(text: str, limit: int = 590) -> str:
+    """One clean sentence: trimmed, capitalised, ending with a full stop, never cut mid-word."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    text = text.rstrip(",;: ")
+    if text and text[-1] not in ".!?…":
+        text += "."
+    return text[:1].upper() + text[1:]
+
+
+def _join(words: list[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def describe_relationship(
+    other: str,
+    traits: dict[str, int],
+    bond: float,
+    defining: str | None = None,
+) -> str:
+    """A long-term summary from what a character has seen of another, holding both sides."""
+    name = display_name(other)
+    ranked = sorted(traits.items(), key=lambda kv: (-kv[1], kv[0]))
+    negative = [t for t, n in ranked if t in NEGATIVE_TRAITS and n > 0]
+    positive = [t for t, n in ranked if t in POSITIVE_TRAITS and n > 0]
+    neg_weight = sum(traits.get(t, 0) for t in negative)
+    pos_weight = sum(traits.get(t, 0) for t in positive)
+    if negative and positive:
+        if neg_weight >= pos_weight:
+            parts = [f"{name} is complicated: mostly {_join(negative[:2])}, "
+                     f"but capable of being {_join(positive[:2])} when it matters."]
+        else:
+            parts = [f"{name} is complicated: usually {_join(positive[:2])}, "
+                     f"but I have seen {name} be {_join(negative[:2])}."]
+    elif negative:
+        often = "again and again" if neg_weight >= 3 else "at times"
+        parts = [f"{name} has been {_join(negative[:3])} {often}."]
+    elif positive:
+        often = "time and again" if pos_weight >= 3 else "so far"
+        parts = [f"{name} has been {_join(positive[:3])} {often}."]
+    else:
+        parts = [f"I do not know {name} well yet."]
+    if defining:
+        parts.append(f"I will not forget this: {defining.rstrip('.')}.")
+    if negative and bond > 0.15:
+        parts.append("Despite our disputes, there is respect between us.")
+    elif positive and bond < -0.15:
+        parts.append("Even so, I am wary of them now.")
+    elif bond > 0.5:
+        parts.append("I trust them.")
+    elif bond < -0.5:
+        parts.append("I do not trust them.")
+    return " ".join(parts)
+
+
+def summary_tone(traits: dict[str, int], bond: float) -> float:
+    """Which way a summary leans, −1..1: from traits if there are any, else from the bond."""
+    pos = sum(n for t, n in traits.items() if t in POSITIVE_TRAITS)
+    neg = sum(n for t, n in traits.items() if t in NEGATIVE_TRAITS)
+    if pos + neg == 0:
+        return bond
+    return (pos - neg) / (pos + neg)

@@ -1,0 +1,417 @@
+"""The turn pipeline: for each character who perceived a turn, interpret → appraise → remember
+(kept or dropped by the appraisal, linked into the memory network) → promote → overflow →
+reconcile → feel, all inside the caller's transaction.
+
+Every judgement goes through a `Decider` (steps.py), so this module is indifferent to
+whether a model or the fallback answered; the `ChangeSet` records which did. Promotion is
+reviewed before overflow so that a memory that goes straight to core does not push an
+older memory out of the recent window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from curator.domain.config import CuratorConfig
+from curator.domain.fading import faded_strength
+from curator.domain.models import Intent, Memory, Relationship, Tier, Turn, iso, trusted
+from curator.domain.results import ChangeSet, MemoryChange, SkippedDraft, SummaryChange
+from curator.evolution import practice
+from curator.model.decision import MemoryView
+from curator.model.steps import Decider
+from curator.recall import network
+from curator.store.world import World
+from curator.turn import appraisal, dedup, fallback, steps
+from curator.turn.appraisal import AppraiseInput, MemoryAppraisal, lens_views, lens_weights
+from curator.turn.decisions import MemoryDraft
+from curator.turn.inputs import (
+    ConsolidateInput,
+    CoreReviewInput,
+    FadeReviewInput,
+    InterpretInput,
+    ReconcileInput,
+    RelationView,
+)
+from curator.turn.narration import summary_tone
+
+
+@dataclass
+class Thread:
+    """One line of memory: an owner's memories about one subject (or about itself)."""
+
+    owner: str
+    subject: str | None
+    recent: list[Memory]
+    core: list[Memory]
+    rel: Relationship | None = None
+
+
+@dataclass
+class Curation:
+    """One unit of work on a world: a turn, an episode end. Collects what changed."""
+
+    world: World
+    config: CuratorConfig
+    decider: Decider
+    changes: ChangeSet = field(default_factory=ChangeSet)
+    seq: int = 0  # next memory sequence number
+
+    def __post_init__(self) -> None:
+        self.seq = self.world.next_memory_seq()
+        self._personas: dict[str, str] = {}
+        # What a model said is going on with each character this turn: (owner, other) → text.
+        self._model_notes: dict[tuple[str, str], str] = {}
+        self._lens_weights: dict[str, dict[str, float]] = {}
+        # The memories each perceiver has in mind this turn (its threads): what links are sought in.
+        self._in_mind: dict[str, list[Thread]] = {}
+        # The network rows of one perceiver's memories, written together when it is done.
+        self._pending = network.Pending()
+        self._observed: tuple[Turn, Turn] | None = None
+        self._lens_thresholds = {lens.name: lens.threshold for lens in self.config.appraisal.lenses}
+        self._lens_views = lens_views(self.config.appraisal)
+
+    # -- threads ------------------------------------------------------------------------
+
+    def persona(self, character: str) -> str:
+        if character not in self._personas:
+            row = self.world.character_row(character)
+            self._personas[character] = row["persona"] if row else ""
+        return self._personas[character]
+
+    def relationship_thread(self, owner: str, other: str, now: datetime) -> Thread:
+        rel = self.world.relationship(owner, other)
+        thread = Thread(owner, other, rel.recent_memories, rel.core_memories, rel)
+        self.fade_thread(thread, now)
+        return thread
+
+    def self_thread(self, owner: str, now: datetime) -> Thread:
+        thread = Thread(owner, None, *self.world.live_memories(owner, None))
+        self.fade_thread(thread, now)
+        return thread
+
+    def fade_to(self, now: datetime) -> None:
+        """Fade every recent memory to world time `now` (fully faded ones are archived, with
+        their fade review) and move the world clock there: `fade --until` and each evolution
+        cycle start with this."""
+        for memory in self.world.recent_memories_before(now):
+            if not self.fade_memory(memory, now):
+                self.world.update_memory(memory)
+        self.world.set_meta("clock", iso(now))
+
+    def fade_memory(self, memory: Memory, now: datetime) -> bool:
+        """Bring one memory's strength up to `now`; archive it as forgotten at zero (True)."""
+        memory.strength = faded_strength(memory, memory.strength_at or memory.created_at, now)
+        memory.strength_at = now
+        if memory.strength > 0.0:
+            return False
+        self.world.archive_memory(memory, reason="forgotten", at=now)
+        self.changes.forgotten.append(memory_change(memory, "strength faded to zero"))
+        return True
+
+    def fade_thread(self, thread: Thread, now: datetime) -> None:
+        """Bring loaded strengths up to `now` (in memory only); archive what faded to nothing."""
+        for memory in list(thread.recent):
+            if self.fade_memory(memory, now):
+                thread.recent.remove(memory)
+
+    # -- one perceiver of one turn ---------------------------------------------------------
+
+    def observed(self, turn: Turn) -> Turn:
+        """The turn as observers see it, made once: every observer then shares one reading
+        of it (reading.read_turn keeps the last turn object's)."""
+        if self._observed is None or self._observed[0] is not turn:
+            self._observed = (turn, turn.model_copy(update={"intent": _unseen_intent()}))
+        return self._observed[1]
+
+    def perceive(self, turn: Turn, perceiver: str, role: Literal["actor", "observer"]) -> None:
+        now = turn.world_time
+        subjects = list(turn.others) if role == "actor" else [
+            c for c in [turn.actor, *turn.others] if c != perceiver]
+        threads = {other: self.relationship_thread(perceiver, other, now) for other in subjects}
+        own = self.self_thread(perceiver, now)
+        inputs = InterpretInput(
+            perceiver=perceiver, role=role, persona=self.persona(perceiver),
+            turn=turn if role == "actor" else self.observed(turn),
+            relationships={o: RelationView.of(t.rel) for o, t in threads.items() if t.rel},
+            recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects)
+        interpretation, record = self.decider.decide(
+            steps.INTERPRET, inputs, character=perceiver, context={"allowed_subjects": subjects})
+        self.changes.steps.append(record)
+
+        self.world.set_character(perceiver, immediate_context=interpretation.immediate_context)
+        if role == "actor":
+            practice.record(self.world, turn, interpretation.gap)
+        for note in interpretation.relationship_contexts:
+            rel = threads[note.about].rel
+            if rel is not None:
+                rel.immediate_context = note.text
+            if record.decided_by == "model":
+                self._model_notes[(perceiver, note.about)] = note.text
+        for thread in threads.values():
+            rel = thread.rel
+            assert rel is not None
+            rel.interactions += 1
+            rel.first_met = rel.first_met or now
+            rel.last_interaction = now
+        judged = self.appraise(perceiver, role, inputs.turn, interpretation.memories)
+        self._in_mind[perceiver] = [own, *threads.values()]
+        for index, draft in enumerate(interpretation.memories):
+            thread = threads[draft.subject] if draft.subject is not None else own
+            self.remember(turn, thread, draft, index, judged[index])
+        self._pending.flush(self.world)
+        for feeling in interpretation.feelings:
+            rel = threads[feeling.toward].rel
+            assert rel is not None
+            # Sentiment moves fast and relaxes toward the bond; the bond moves slowly. A strong
+            # blow against the current feeling (a betrayal, a rescue) starts from the bond.
+            shift = feeling.sentiment_shift
+            base = rel.overall_bond + (rel.current_sentiment - rel.overall_bond) * 0.8
+            if abs(shift) >= 0.5 and shift * rel.current_sentiment < 0:
+                base = rel.overall_bond
+            rel.current_sentiment = _clamp(base + shift)
+            rel.overall_bond = _clamp(rel.overall_bond + 0.1 * feeling.sentiment_shift)
+        for thread in threads.values():
+            assert thread.rel is not None
+            self.world.save_relationship(thread.rel)
+
+    def appraise(self, perceiver: str, role: Literal["actor", "observer"], seen: Turn,
+                 drafts: list[MemoryDraft]) -> list[MemoryAppraisal]:
+        """Seed 003: every draft through every lens, in one decision for the perceiver. The
+        model is asked only when `appraisal.model` is on; otherwise the fallback answers here,
+        outside the decider, so a world with a model makes no extra call and records no extra
+        step for it (the recorded fixture sets replay unchanged)."""
+        if not drafts:
+            return []
+        config = self.config.appraisal
+        inputs = AppraiseInput(perceiver=perceiver, role=role, persona=self.persona(perceiver), turn=seen,
+                               memories=drafts, lenses=self._lens_views)
+        if not config.model:
+            return appraisal.appraise(inputs).memories
+        decision, record = self.decider.decide(
+            steps.APPRAISE, inputs, character=perceiver,
+            context={"lenses": config.lens_names, "memories": len(drafts)})
+        self.changes.steps.append(record)
+        return decision.memories
+
+    def weights(self, character: str) -> dict[str, float]:
+        if character not in self._lens_weights:
+            self._lens_weights[character] = lens_weights(self.world, character, self.config.appraisal)
+        return self._lens_weights[character]
+
+    def remember(self, turn: Turn, thread: Thread, draft: MemoryDraft, index: int,
+                 judged: MemoryAppraisal) -> None:
+        """Form the drafted memory, or reinforce the one it repeats; then review what follows.
+
+        The appraisal decides whether it is kept (appraisal.retain: its importance, any lens
+        over its own threshold, or a strong link to a memory already held) and can lift its
+        importance; a memory kept by a lens or a link says so in its change's reason."""
+        config = self.config.appraisal
+        threshold = config.overall_threshold
+        if threshold is None:
+            threshold = self.config.threshold(draft.kind)
+        scores = {name: score.priority for name, score in judged.lenses.items()}
+        found: list[network.Link] | None = None
+
+        def strongest() -> tuple[float, str | None]:
+            nonlocal found
+            in_mind = [m for t in self._in_mind.get(thread.owner, [thread]) for m in (*t.core, *t.recent)]
+            found = network.related(self.world, draft.content, draft.subject, in_mind,
+                                    floor=config.link_floor, limit=config.max_links)
+            return (found[0].strength, found[0].other_id) if found else (0.0, None)
+
+        kept = appraisal.retain(draft.importance, threshold, scores, self._lens_thresholds,
+                                appraisal.combine(scores, self.weights(thread.owner)), strongest,
+                                config.link_threshold)
+        if not kept.keep:
+            self.changes.skipped.append(SkippedDraft(owner=thread.owner, subject=draft.subject,
+                                                     kind=draft.kind.value,
+                                                     importance=draft.importance, threshold=threshold))
+            return
+        rel = thread.rel
+        old_tone = summary_tone(rel.traits, rel.overall_bond) if rel else 0.0
+        if rel is not None:
+            for trait in draft.traits:
+                rel.traits[trait] = rel.traits.get(trait, 0) + 1
+        repeat = self.find_repeat(thread, draft, turn)
+        if repeat is not None:
+            dedup.reinforce(repeat, draft, turn_id=turn.id, at=turn.world_time, importance=kept.importance)
+            self.world.update_memory(repeat)
+            self.changes.reinforced.append(memory_change(repeat, "a repeat of this memory"))
+            return
+        memory = trusted(Memory, {  # a draft's fields were validated; in the model's order
+            "id": _memory_id(turn.id, thread.owner, index), "owner": thread.owner, "subject": draft.subject,
+            "content": draft.content, "kind": draft.kind, "emotional_impact": draft.emotional_impact,
+            "valence": draft.valence, "importance": kept.importance, "tier": Tier.RECENT, "strength": 1.0,
+            "recall_count": 0, "last_recalled": turn.world_time, "created_at": turn.world_time,
+            "strength_at": turn.world_time, "source_turns": [turn.id], "traits": list(draft.traits),
+            "place": turn.place, "domain": turn.domain, "archived_at": None, "archived_reason": None})
+        if found is None:
+            strongest()
+        self.world.insert_memory(memory, self.seq)
+        lenses = {name: (score.priority, score.justification) for name, score in judged.lenses.items()}
+        self._pending.add(memory.id, self.seq, thread.owner, found or [], turn.world_time, lenses)
+        self.seq += 1
+        thread.recent.append(memory)
+        change = memory_change(memory, kept.reason)
+        if kept.by not in (None, "formation"):
+            change.kept_by = kept.by
+        self.changes.formed.append(change)
+        if memory.importance >= self.config.core_threshold:
+            self.core_review(thread, memory)
+        self.overflow(thread, turn.world_time)
+        if rel is not None and memory.tier is not Tier.ARCHIVED:
+            self.maybe_reconcile(thread, memory, old_tone)
+
+    def find_repeat(self, thread: Thread, draft: MemoryDraft, turn: Turn) -> Memory | None:
+        """The recent memory of the thread that `draft` repeats (dedup.py says when)."""
+
+        def action_of(memory: Memory) -> str | None:
+            return self.world.turn_action(memory.source_turns[0]) if memory.source_turns else None
+
+        action = turn.intent.action if turn.actor == thread.owner else None
+        return dedup.find_repeat(thread.recent, draft, similarity=self.config.duplicate_similarity,
+                                 action=action, action_of=action_of)
+
+    # -- reviews -------------------------------------------------------------------------
+
+    def core_review(self, thread: Thread, memory: Memory) -> bool:
+        inputs = CoreReviewInput(
+            owner=thread.owner, persona=self.persona(thread.owner), subject=thread.subject,
+            memory=MemoryView.of(memory), relationship=RelationView.of(thread.rel) if thread.rel else None,
+            core_memories=[MemoryView.of(m) for m in thread.core], core_cap=self.config.core_cap,
+            core_threshold=self.config.core_threshold)
+        decision, record = self.decider.decide(steps.CORE_REVIEW, inputs, character=thread.owner)
+        self.changes.steps.append(record)
+        if not decision.promote:
+            return False
+        return self.promote(thread, memory, decision.reason)
+
+    def promote(self, thread: Thread, memory: Memory, reason: str) -> bool:
+        """Make a memory core. At the cap, it must outweigh the weakest core memory, which is
+        then archived (reason 'superseded_core'); otherwise it is not promoted."""
+        if len(thread.core) >= self.config.core_cap:
+            weakest = min(thread.core, key=lambda m: (m.importance, m.created_at))
+            if memory.importance <= weakest.importance:
+                return False
+            thread.core.remove(weakest)
+            self.world.archive_memory(weakest, reason="superseded_core", at=memory.last_recalled)
+            self.changes.demoted.append(memory_change(weakest, f"superseded by {memory.id}"))
+        if memory in thread.recent:
+            thread.recent.remove(memory)
+        memory.tier, memory.strength = Tier.CORE, 1.0
+        memory.strength_at = memory.last_recalled
+        self.world.update_memory(memory)
+        thread.core.append(memory)
+        self.changes.promoted.append(memory_change(memory, reason))
+        return True
+
+    def overflow(self, thread: Thread, now: datetime) -> None:
+        """Seed 001: the 11th recent memory pushes the oldest out, through a fade review."""
+        while len(thread.recent) > self.config.recent_limit:
+            oldest = thread.recent.pop(0)
+            inputs = FadeReviewInput(
+                owner=thread.owner, persona=self.persona(thread.owner), subject=thread.subject,
+                memory=MemoryView.of(oldest),
+                relationship=RelationView.of(thread.rel) if thread.rel else None,
+                core_threshold=self.config.core_threshold)
+            review, record = self.decider.decide(steps.FADE_REVIEW, inputs, character=thread.owner)
+            self.changes.steps.append(record)
+            if review.outcome == "core" and self.promote(thread, oldest, review.reason):
+                continue
+            if review.outcome == "revise_summary" and thread.rel is not None and review.summary:
+                thread.rel.long_term_summary = review.summary
+                self.changes.summaries_revised.append(SummaryChange(
+                    owner=thread.owner, other=thread.rel.other, summary=review.summary,
+                    step="fade_review", reason=review.reason))
+            self.world.archive_memory(oldest, reason="faded_from_recent", at=now)
+            self.changes.archived.append(memory_change(oldest, review.reason))
+
+    def maybe_reconcile(self, thread: Thread, memory: Memory, old_tone: float) -> None:
+        rel = thread.rel
+        assert rel is not None
+        if memory.importance < self.config.reconcile_min_importance:
+            return
+        contradiction = (bool(rel.long_term_summary) and abs(memory.valence) >= 0.4
+                         and abs(old_tone) >= 0.2 and old_tone * memory.valence < 0)
+        if not contradiction:
+            if not rel.long_term_summary and rel.traits:
+                self.first_impression(thread, memory)
+            return
+        inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
+                                other=rel.other, memory=MemoryView.of(memory),
+                                relationship=RelationView.of(rel), contradiction=True)
+        decision, record = self.decider.decide(steps.RECONCILE, inputs, character=thread.owner)
+        self.changes.steps.append(record)
+        rel.long_term_summary = decision.summary
+        rel.overall_bond = _clamp(rel.overall_bond + decision.bond_shift)
+        change = SummaryChange(owner=thread.owner, other=rel.other, summary=decision.summary,
+                               step="reconcile", reason=decision.reason)
+        self.changes.summaries_revised.append(change)
+        if decision.conflict:
+            self.changes.conflicts_resolved.append(change)
+
+    def first_impression(self, thread: Thread, memory: Memory) -> None:
+        """The first significant memory of someone starts the summary. Nothing is contradicted,
+        so nobody is asked: the words are the model's own note on this character from this
+        turn's interpretation, when a model interpreted it, else the traits described."""
+        rel = thread.rel
+        assert rel is not None
+        summary = self._model_notes.get((thread.owner, rel.other))
+        if summary is None:
+            inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
+                                    other=rel.other, memory=MemoryView.of(memory),
+                                    relationship=RelationView.of(rel), contradiction=False)
+            summary = fallback.reconcile(inputs).summary
+        rel.long_term_summary = summary
+        self.changes.summaries_revised.append(SummaryChange(
+            owner=thread.owner, other=rel.other, summary=summary, step="first_impression",
+            reason="a significant memory shapes a first impression"))
+
+    def end_episode(self, owner: str, other: str, now: datetime) -> None:
+        """Seed 001 'after contracts end': fold the recent memories about `other` into the
+        summary, make the chosen ones core, archive all but the last few as consolidated."""
+        thread = self.relationship_thread(owner, other, now)
+        rel = thread.rel
+        if rel is None or not thread.recent:
+            return
+        inputs = ConsolidateInput(owner=owner, persona=self.persona(owner), other=other,
+                                  relationship=RelationView.of(rel),
+                                  episode_core_threshold=self.config.episode_core_threshold)
+        decision, record = self.decider.decide(steps.CONSOLIDATE, inputs, character=owner)
+        self.changes.steps.append(record)
+        rel.long_term_summary = decision.summary
+        rel.overall_bond = _clamp(rel.overall_bond + decision.bond_shift)
+        self.changes.summaries_revised.append(SummaryChange(
+            owner=owner, other=other, summary=decision.summary, step="consolidate",
+            reason=decision.reason))
+        chosen = set(decision.core_memory_ids)
+        for memory in [m for m in thread.recent if m.id in chosen]:
+            self.promote(thread, memory, "chosen at episode end")
+        keep = self.config.episode_keep_recent
+        for memory in thread.recent[: max(0, len(thread.recent) - keep)]:
+            self.world.archive_memory(memory, reason="consolidated", at=now)
+            thread.recent.remove(memory)
+        self.world.save_relationship(rel)
+
+
+def _unseen_intent() -> Intent:
+    # An observer sees what happened, never what the actor meant or thought.
+    return Intent(thought="", action="(unknown to you)")
+
+
+def _memory_id(turn_id: str, owner: str, index: int) -> str:
+    # Deterministic, so replaying a transcript after a crash yields the same world.
+    return "m_" + hashlib.sha1(f"{turn_id}\x1f{owner}\x1f{index}".encode()).hexdigest()[:16]
+
+
+def _clamp(value: float, low: float = -1.0, high: float = 1.0) -> float:
+    return max(low, min(high, value))
+
+
+def memory_change(memory: Memory, reason: str | None = None) -> MemoryChange:
+    return MemoryChange(memory_id=memory.id, owner=memory.owner, subject=memory.subject,
+                        kind=memory.kind.value, content=memory.content, importance=memory.importance,
+                        strength=round(memory.strength, 4), reason=reason)

@@ -1,0 +1,383 @@
+"""Reading a turn without a model: who did what to whom, and how reality compared with intent.
+
+The game master's text is split into clauses; in each clause the first character named is
+taken as the one acting, and the clause's words (from `lexicon.py`) say whether they
+helped, stood in the way, betrayed, or hurt. Whole-text features (harm, danger, failure,
+success, surprise, novelty) and the game's own outcome hints decide the gap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from curator.domain import lexicon as lx
+from curator.domain.models import Gap, Turn, display_name
+
+_CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+")
+# "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
+# own deed is that deed's result, so it stays in the actor's clause.
+_RESULT = re.compile(r"\s+until\s+")
+_PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their"})
+_STOP = frozenset({"the", "a", "an", "to", "my", "your", "of", "and", "for", "some", "at", "in", "on",
+                   "with", "from", "into", "this", "that", "try", "go", "head", "get", "out", "up"})
+
+
+@dataclass
+class Clause:
+    text: str
+    words: list[str]
+    agent: str | None  # the first non-actor character named in it (or carried by a pronoun)
+    named: list[str]
+
+    @property
+    def by_actor(self) -> bool:
+        """'You dig at the root…': the actor is the one acting in this clause."""
+        return bool(self.words) and self.words[0] in ("you", "your")
+
+    @property
+    def about_actor(self) -> bool:
+        return "you" in self.words or "your" in self.words
+
+
+@dataclass
+class Reading:
+    """What a turn says, independent of who perceived it."""
+
+    gap: Gap
+    roles: dict[str, str] = field(default_factory=dict)  # hostile|helper|mixed|betrayer|present
+    clause_of: dict[str, str] = field(default_factory=dict)  # other -> the clause naming them
+    traits: dict[str, list[str]] = field(default_factory=dict)
+    harm_by: set[str] = field(default_factory=set)
+    acts_on: dict[str, str] = field(default_factory=dict)  # what the actor did: helped|hostile|met
+    actor_traits: list[str] = field(default_factory=list)  # what the actor's deeds show of it
+    actor_harm: bool = False  # harm, danger and mortal danger to the actor itself
+    actor_danger: bool = False
+    actor_lethal: bool = False
+    harm: bool = False
+    danger: bool = False
+    lethal: bool = False
+    failure: bool = False
+    success: bool = False
+    triumph: bool = False
+    surprise: bool = False
+    discovery: bool = False
+    quiet: bool = False
+    intense: bool = False
+    novelty: bool = False
+    thwart: bool = False
+    concealed: bool = False  # someone hid what they did
+    armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
+
+
+@lru_cache(maxsize=4096)
+def _name_pattern(character: str) -> re.Pattern[str]:
+    name = re.escape(display_name(character).lower())
+    return re.compile(rf"\b{name}(?:'s)?\b")
+
+
+def _clauses(turn: Turn) -> list[Clause]:
+    cast = [c for c in turn.characters if c != turn.actor]
+    out: list[Clause] = []
+    for raw in _split(turn.reality):
+        text = raw.strip()
+        if not text:
+            continue
+        lower = text.lower()
+        positions = []
+        for character in cast:
+            match = _name_pattern(character).search(lower)
+            if match:
+                positions.append((match.start(), character))
+        named = [c for _, c in sorted(positions)]
+        words = lx.tokens(text)
+        agent = named[0] if named else None
+        if agent is None and words and words[0] in _PRONOUNS and out and out[-1].agent:
+            agent = out[-1].agent  # "He growls": the last one acting acts again
+            named = [agent]
+        out.append(Clause(text=text, words=words, agent=agent, named=named))
+    return out
+
+
+def _split(reality: str) -> list[str]:
+    pieces: list[str] = []
+    for sentence in re.split(r"(?<=[.;!?])\s+", reality):
+        head, *results = _RESULT.split(sentence, maxsplit=1)
+        parts = _CLAUSES.split(head)
+        if results and lx.tokens(parts[-1])[:1] == ["you"]:
+            parts[-1] = f"{parts[-1]} until {results[0]}"
+            results = []
+        pieces += parts + [p for r in results for p in _CLAUSES.split(r)]
+    return pieces
+
+
+def action_words(action: str) -> set[str]:
+    return {w for w in lx.tokens(action) if len(w) > 3 and w not in _STOP}
+
+
+# The last turn read and its reading: interpret and appraise read the same turn object one
+# after the other (per perceiver). Keyed by identity, and holding the turn, so it cannot be
+# mistaken for another; a Reading is never changed once made.
+_last: tuple[Turn, Reading] | None = None
+
+
+def read_turn(turn: Turn) -> Reading:
+    """Read the turn's reality once; every perceiver's interpretation starts from this."""
+    global _last
+    last = _last
+    if last is not None and last[0] is turn:
+        return last[1]
+    reading = _read(turn)
+    _last = (turn, reading)
+    return reading
+
+
+def _read(turn: Turn) -> Reading:
+    clauses = _clauses(turn)
+    words = lx.tokens(turn.reality)
+    lower = turn.reality.lower()
+    reading = Reading(gap=Gap.SUCCEEDED)
+    reading.quiet = any(p in lower for p in lx.QUIET_PHRASES)
+    torn = [m.group(1) for m in lx.HARM_BODY.finditer(lower)]
+    reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS)) or bool(torn)
+    # "You tear your flank": whoever tears it, a torn "your" body is the actor's.
+    reading.actor_harm = reading.actor_danger = "your" in torn
+    reading.danger = reading.harm or bool(lx.stem_hits(words, lx.DANGER))
+    reading.lethal = reading.danger and (
+        bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
+    # "Out of reach", "you get no honey": a success word a negator undoes says it went wrong.
+    # A negator reaches no further than its sentence: "sniff the wind. Nothing much happens."
+    plain, negated = [], []
+    for said in re.split(r"[.;!?]+", lower):
+        sentence_plain, sentence_negated = lx.unnegated(lx.tokens(said))
+        plain += sentence_plain
+        negated += sentence_negated
+    reading.failure = bool(lx.stem_hits(words, lx.FAIL, lx.FAIL_WORDS)) or any(
+        p in lower for p in lx.FAIL_PHRASES) or bool(lx.stem_hits(negated, lx.SUCCESS))
+    # The action's own words in the outcome ("swipe for a trout" … "a trout") mean success only
+    # when nothing in the text says it went wrong.
+    reading.success = bool(lx.stem_hits(plain, lx.SUCCESS)) or (
+        not reading.failure and len(action_words(turn.intent.action) & set(words)) >= 2)
+    reading.triumph = reading.success and bool(set(words) & lx.TRIUMPH_WORDS)
+    reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE))
+    reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
+    reading.intense = bool(lx.stem_hits(words, lx.INTENSE))
+    reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
+    reading.concealed = bool(lx.CONCEAL.search(lower))
+
+    for clause in clauses:
+        _read_clause(clause, reading)
+        if clause.by_actor and _arms(clause.words):
+            reading.armed = True
+        hides = clause.by_actor and bool(lx.CONCEAL.search(clause.text.lower()))
+        if hides and "deceitful" not in reading.actor_traits:
+            reading.actor_traits.append("deceitful")  # hiding one's deed shows one knows it is wrong
+        if clause.about_actor and not clause.by_actor:
+            # Danger to the actor is danger in what happens *to* it, not in what it does.
+            text = clause.text.lower()
+            harmed = bool(lx.stem_hits(clause.words, lx.HARM, lx.HARM_WORDS | lx.AGENT_HARM))
+            danger = harmed or bool(lx.stem_hits(clause.words, lx.DANGER))
+            reading.actor_harm = reading.actor_harm or harmed
+            reading.actor_danger = reading.actor_danger or danger
+            reading.actor_lethal = reading.actor_lethal or (danger and (
+                bool(lx.stem_hits(clause.words, lx.LETHAL))
+                or any(p in text for p in lx.LETHAL_PHRASES)))
+    # "Steel jaws snap shut on your leg. Blood soaks the leaves.": when the actor is in danger
+    # and nobody else is said to be hurt, the blood is the actor's.
+    if reading.harm and reading.actor_danger and not reading.harm_by:
+        reading.actor_harm = True
+    # "A flash flood sweeps you off your feet … saving your life": a danger the text shows, from
+    # which the actor's life had to be saved (or was spared), was mortal. Read before the game's
+    # hints: the text's own danger, not a declared one, is what the saved life qualifies.
+    if reading.actor_danger and lx.LIFE_SAVED.search(lower):
+        reading.actor_lethal = True
+    for other in turn.others:
+        reading.roles.setdefault(other, "present")
+    _apply_hints(turn, reading)
+    reading.gap = _gap(turn, reading)
+    return reading
+
+
+def _threat(character: str, reading: Reading) -> bool:
+    return character in reading.harm_by or bool(lx.stem_hits([character], lx.DANGER))
+
+
+# Who can stand before a verb of harm: someone, not something ("the tender willow shoots").
+_SUBJECTS = frozenset({"he", "she", "it", "they", "who", "and", "then", "you", "i", "also"})
+
+
+def _harm_done(words: list[str], named: list[str]) -> bool:
+    """A verb of harm done by someone: the word before it (past an adverb) is a character, a
+    pronoun, a danger ("the hunter", "the rifle") or a verb it is coordinated with ("and")."""
+    names = {part for c in named for part in lx.tokens(display_name(c))}
+    for i, word in enumerate(words):
+        if not lx.stem_hits([word], lx.AGENT_HARM):
+            continue
+        j = i - 1
+        while j >= 0 and words[j].endswith("ly"):
+            j -= 1
+        before = words[j] if j >= 0 else ""
+        if (before == "" or before in _SUBJECTS or before in names
+                or before.removesuffix("'s") in names or lx.stem_hits([before], lx.DANGER)):
+            return True
+    return False
+
+
+# Words that end a verb's object: what comes after them is where or how, not what.
+_OBJECT_ENDS = frozenset({"and", "or", "but", "to", "at", "in", "on", "onto", "into", "of", "for", "with",
+                          "from", "by", "under", "over", "across", "through", "toward", "towards", "near",
+                          "beside", "below", "above", "behind", "past", "down", "up", "out", "off",
+                          "back", "aside", "away", "while", "then"})
+
+
+def _arms(words: list[str]) -> bool:
+    """The actor sets or makes a danger: a verb of placing or making whose object (the words up
+    to a preposition) names one ("bury the steel jaws under leaf litter", "light a fire"), or
+    poisoning, whatever is poisoned."""
+    for i, word in enumerate(words):
+        if word not in lx.ARM_WORDS:
+            continue
+        if word.startswith("poison"):
+            return True
+        thing = []
+        for following in words[i + 1:i + 5]:
+            if following in _OBJECT_ENDS:
+                break
+            thing.append(following)
+        if lx.stem_hits(thing, lx.DANGER) or lx.stem_hits(thing, lx.HARM):
+            return True
+    return False
+
+
+def _lure(words: list[str], lower: str) -> bool:
+    """Led somewhere, then mocked or deserted there: a trick, however helpful the verb."""
+    return bool(lx.stem_hits(words, lx.GUIDE, lx.GUIDE_WORDS)) and (
+        bool(lx.stem_hits(words, lx.MOCK)) or any(p in lower for p in lx.DESERT_PHRASES))
+
+
+def _gives(lower: str, named: list[str]) -> bool:
+    """Food or goods moved toward you or someone named ("noses a trout toward you"): a gift,
+    whatever the verb of moving it is."""
+    names = {display_name(c).lower() for c in named}
+    for match in lx.PASSED_TOWARD.finditer(lower):
+        thing, target = match.group(1), match.group(2)
+        valued = lx.stem_hits([thing], lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(
+            [thing], lx.GOODS, lx.GOODS_WORDS)
+        if valued and (target == "you" or target in names):
+            return True
+    return False
+
+
+def _read_clause(clause: Clause, reading: Reading) -> None:
+    lower = clause.text.lower()
+    for character in clause.named:
+        reading.clause_of[character] = (reading.clause_of[character] + " " + clause.text
+                                        if character in reading.clause_of else clause.text)
+    agent = clause.agent
+    if agent is None:
+        return
+    w = clause.words
+    thwart = bool(lx.stem_hits(w, lx.THWART, lx.THWART_WORDS))
+    harm_done = _harm_done(w, clause.named)
+    hostile = thwart or harm_done or bool(lx.stem_hits(w, lx.BLOCK, lx.BLOCK_WORDS))
+    helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(
+        p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named)
+    if clause.by_actor:
+        # The actor's own deed says nothing about the others' character.
+        act = "hostile" if hostile else "helped" if helps else "met"
+        if clause.named and act != "met":
+            sign = 1 if act == "helped" else -1
+            shown = [t for t in lx.traits_of(w) if lx.trait_polarity(t) * sign > 0]
+            if act == "hostile" and any(_threat(c, reading) for c in clause.named):
+                shown = ["brave"]  # standing up to a threat (a poacher, an attacker) is brave
+            reading.actor_traits.extend(t for t in shown if t not in reading.actor_traits)
+        for character in clause.named:
+            reading.acts_on.setdefault(character, act)
+            _set_role(reading, character, "present")
+        return
+    betray = bool(lx.stem_hits(w, lx.BETRAY, lx.BETRAY_WORDS)) or any(
+        p in lower for p in lx.BETRAY_PHRASES) or _lure(w, lower)
+    targets = [c for c in clause.named[1:] if c != agent]
+    protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(
+        p in lower for p in lx.RESCUE_PHRASES) or (
+        hostile and any(_threat(t, reading) for t in targets) and not _threat(agent, reading))
+    traits = lx.traits_of(w)
+    if protect:
+        role = "helper"
+        traits = [t for t in traits if lx.trait_polarity(t) > 0] or ["protective"]
+        if "protective" not in traits:
+            traits.append("protective")
+        for target in targets:
+            _set_role(reading, target, "hostile")
+    elif betray:
+        role = "betrayer"
+        traits = [t for t in traits if lx.trait_polarity(t) < 0] or ["deceitful"]
+    elif hostile and helps and not (thwart or harm_done):
+        role = "mixed"  # gruff but generous: "shoulders you off, then drops a fish at your feet"
+    elif hostile:
+        role = "hostile"
+        traits = [t for t in traits if lx.trait_polarity(t) <= 0]
+    elif helps:
+        role = "helper"
+        traits = [t for t in traits if lx.trait_polarity(t) >= 0]
+    else:
+        role = "present"
+        traits = []
+    if role == "hostile" and harm_done:
+        reading.harm_by.add(agent)
+        reading.harm = reading.danger = True
+    if role == "hostile" and thwart:
+        reading.thwart = True
+    _set_role(reading, agent, role)
+    known = reading.traits.setdefault(agent, [])
+    known.extend(t for t in traits if t not in known)
+
+
+_ROLE_RANK = {"present": 0, "helper": 1, "mixed": 2, "hostile": 3, "betrayer": 4}
+
+
+def _set_role(reading: Reading, character: str, role: str) -> None:
+    current = reading.roles.get(character)
+    if current is None or _ROLE_RANK[role] > _ROLE_RANK[current]:
+        reading.roles[character] = role
+    # Someone who both helped and stood in the way in one turn is remembered as helping
+    # only if the help came with a protective act; the rank above keeps the harsher role.
+
+
+def _apply_hints(turn: Turn, reading: Reading) -> None:
+    hint = turn.outcome
+    if hint is None:
+        return
+    if hint.harm is not None:
+        reading.harm = reading.actor_harm = hint.harm
+        if hint.harm:
+            reading.danger = reading.actor_danger = True
+    if hint.danger is not None:
+        reading.danger = hint.danger or reading.harm
+        reading.actor_danger = hint.danger or reading.actor_harm
+
+
+def _gap(turn: Turn, reading: Reading) -> Gap:
+    if turn.outcome is not None and turn.outcome.result is not None:
+        return turn.outcome.result
+    roles = set(reading.roles.values())
+    hostile = bool(roles & {"hostile", "betrayer"})
+    helped = "helper" in roles
+    if (hostile and helped) or "mixed" in roles:
+        return Gap.MIXED
+    if hostile:
+        if reading.thwart or "betrayer" in roles:
+            return Gap.THWARTED
+        if reading.success and not reading.failure and not reading.actor_harm:
+            return Gap.MIXED
+        return Gap.BLOCKED
+    if reading.actor_harm:
+        return Gap.BLOCKED
+    if helped:
+        return Gap.HELPED
+    if reading.failure:
+        return Gap.MIXED if reading.success else Gap.FAILED
+    if reading.surprise:
+        return Gap.SURPRISED
+    return Gap.SUCCEEDED

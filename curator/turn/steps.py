@@ -1,0 +1,48 @@
+"""The steps a world is curated with: each a trio (template, decision model, fallback) with one name.
+
+The turn's own steps are here with their fallbacks (fallback.py, appraisal.py); the identity
+step is evolution's (`curator.evolution.identity`). `ALL_STEPS` is every step a model may be
+asked, for tests, fixtures and benchmarks that go through them all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from curator.evolution.identity import IDENTITY
+from curator.model.steps import Step
+from curator.turn import appraisal, fallback
+from curator.turn.appraisal import Appraisal, AppraiseInput
+from curator.turn.decisions import (
+    CoreDecision,
+    EpisodeConsolidation,
+    FadeReview,
+    Interpretation,
+    Reconciliation,
+)
+from curator.turn.inputs import (
+    ConsolidateInput,
+    CoreReviewInput,
+    FadeReviewInput,
+    InterpretInput,
+    ReconcileInput,
+)
+
+INTERPRET: Step[InterpretInput, Interpretation] = Step(
+    "interpret", "interpret.j2", Interpretation, fallback.interpret)
+FADE_REVIEW: Step[FadeReviewInput, FadeReview] = Step(
+    "fade_review", "fade_review.j2", FadeReview, fallback.fade_review)
+CORE_REVIEW: Step[CoreReviewInput, CoreDecision] = Step(
+    "core_review", "promote.j2", CoreDecision, fallback.core_review)
+RECONCILE: Step[ReconcileInput, Reconciliation] = Step(
+    "reconcile", "reconcile.j2", Reconciliation, fallback.reconcile)
+CONSOLIDATE: Step[ConsolidateInput, EpisodeConsolidation] = Step(
+    "consolidate", "consolidate.j2", EpisodeConsolidation, fallback.consolidate)
+# Asked only when `AppraisalConfig.model` is on; otherwise the pipeline calls the fallback itself.
+APPRAISE: Step[AppraiseInput, Appraisal] = Step(
+    "appraise", "appraise.j2", Appraisal, appraisal.appraise)
+ALL_STEPS: tuple[Step[Any, Any], ...] = (INTERPRET, FADE_REVIEW, CORE_REVIEW, RECONCILE, CONSOLIDATE,
+                                         IDENTITY, APPRAISE)
+
+__all__ = ["ALL_STEPS", "APPRAISE", "CONSOLIDATE", "CORE_REVIEW", "FADE_REVIEW", "IDENTITY", "INTERPRET",
+           "RECONCILE"]

@@ -16,29 +16,52 @@ from curator.domain.errors import (
     BlockExists,
     BlockNotShared,
     BlockTooLarge,
+    CaseError,
     ConflictingTurn,
     CuratorError,
+    FixtureMissing,
     InvalidInput,
     InvalidTurn,
     MalformedExport,
     TimeWentBackwards,
     UnknownBlock,
     UnknownCharacter,
+    UnknownGoal,
     UnknownPassage,
     WorldFormatError,
     WorldLocked,
 )
-from curator.domain.models import Character, Gap, Intent, Memory, MemoryKind, Relationship, Tier, Turn
-from curator.domain.results import ChangeSet, TurnResult
+from curator.domain.models import (
+    Character,
+    CharacterId,
+    Gap,
+    Intent,
+    Memory,
+    MemoryKind,
+    Relationship,
+    Tier,
+    Turn,
+    display_name,
+)
+from curator.domain.results import ChangeSet, StepRecord, TurnResult
+from curator.evolution.personality import AttributeChange, Drift, PersonalitySnapshot
+from curator.evolution.report import EvolutionReport
+from curator.model.calls import CallRecord, CallSummary
+from curator.model.settings import ModelSettings
+from curator.model.steps import FallbackDecider
 from curator.recall.blocks import Block, Blocks
+from curator.recall.context import MemoryContext
 from curator.recall.passages import Passage, PassageHit, Passages
+from curator.recall.ranking import Recalled
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Block", "BlockExists", "BlockNotShared", "BlockTooLarge", "Blocks", "ChangeSet", "Character",
-    "ConflictingTurn", "Curator", "CuratorConfig", "CuratorError", "Gap", "Intent", "InvalidInput",
-    "InvalidTurn", "MalformedExport", "Memory", "MemoryKind", "Passage", "PassageHit", "Passages",
-    "Relationship", "Tier", "TimeWentBackwards", "Turn", "TurnResult", "UnknownBlock", "UnknownCharacter",
-    "UnknownPassage", "WorldFormatError", "WorldLocked", "parse_turn",
+    "AttributeChange", "Block", "BlockExists", "BlockNotShared", "BlockTooLarge", "Blocks", "CallRecord",
+    "CallSummary", "CaseError", "ChangeSet", "Character", "CharacterId", "ConflictingTurn", "Curator",
+    "CuratorConfig", "CuratorError", "Drift", "EvolutionReport", "FallbackDecider", "FixtureMissing", "Gap",
+    "Intent", "InvalidInput", "InvalidTurn", "MalformedExport", "Memory", "MemoryContext", "MemoryKind",
+    "ModelSettings", "Passage", "PassageHit", "Passages", "PersonalitySnapshot", "Recalled", "Relationship",
+    "StepRecord", "Tier", "TimeWentBackwards", "Turn", "TurnResult", "UnknownBlock", "UnknownCharacter",
+    "UnknownGoal", "UnknownPassage", "WorldFormatError", "WorldLocked", "display_name", "parse_turn",
 ]

@@ -24,8 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from curator.api.curator import Curator
-from curator.domain.models import Memory, MemoryKind, Relationship, Tier, display_name
+from curator import Curator, Memory, MemoryKind, Relationship, Tier, display_name
 
 _PLACES = [
     "river", "ford", "bridge", "meadow", "orchard", "quarry", "marsh", "ridge", "cave", "mill",

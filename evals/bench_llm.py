@@ -34,10 +34,16 @@ from typing import Any
 
 import httpx
 
-from curator import Curator
-from curator.model.llm import ModelSettings, release_connections, schema_hash
-from curator.model.stub_server import FallbackEcho, StubModelServer, token_counter
-from curator.turn.steps import ALL_STEPS
+from curator import Curator, ModelSettings
+from curator.testing import (
+    ALL_STEPS,
+    FallbackEcho,
+    StubModelServer,
+    arelease_connections,
+    release_connections,
+    schema_hash,
+    token_counter,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPT = ROOT / "fixtures" / "transcripts" / "two_animals.jsonl"
@@ -100,7 +106,7 @@ def transcript_figures() -> dict[str, Any]:
 
 def ordinary_figures(turns: int = 1000, characters: int = 50) -> dict[str, Any]:
     """Calls per character-turn over everyday play: the observe benchmark's synthetic session."""
-    from evals.bench import synthetic_turns
+    from evals.synthetic import synthetic_turns
 
     session = synthetic_turns(turns, characters)
     echo = FallbackEcho()
@@ -140,8 +146,6 @@ def batch_figures(latency: float = 0.2, characters: int = 50) -> dict[str, Any]:
         release_connections()
         with _world(Path(tmp) / "async.db", stub, echo, concurrency=characters) as world:
             async def run() -> float:
-                from curator.model.llm import arelease_connections
-
                 started = time.perf_counter()
                 await world.aobserve_many(turns)
                 elapsed = time.perf_counter() - started

@@ -20,10 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from curator import Curator
-from curator.model.fixtures import FixtureStore, Recorder
-from curator.model.llm import ModelSettings, release_connections
-from curator.model.stub_server import FallbackEcho, StubModelServer
+from curator import Curator, ModelSettings
+from curator.testing import FallbackEcho, FixtureStore, Recorder, StubModelServer, release_connections
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPT = ROOT / "fixtures" / "transcripts" / "two_animals.jsonl"

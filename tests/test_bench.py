@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from evals.bench import bench_observe, main, synthetic_turns
+from evals.bench import bench_observe, main
+from evals.synthetic import synthetic_turns
 
 KEYS = {"turns", "characters", "window", "p50_ms", "p95_ms", "p99_ms", "max_ms", "first_p50_ms",
         "first_p95_ms", "last_p50_ms", "last_p95_ms", "growth_ratio", "throughput_tps", "db_mb",

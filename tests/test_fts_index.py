@@ -9,7 +9,7 @@ from conftest import TurnFactory
 
 from curator import Curator, Tier
 from curator.store.world import World
-from evals.bench import synthetic_turns
+from evals.synthetic import synthetic_turns
 
 
 def _expected(world: World) -> dict[int, tuple[str, str, str]]:

@@ -26,15 +26,16 @@ from curator.domain.models import (
     display_name,
     normalize_character_id,
 )
-from curator.evolution.attributes import load_attributes
+from curator.evolution.attributes import changes_after, load_attributes
 from curator.evolution.cycle import latest_snapshot
 from curator.evolution.goals import Goals
 from curator.evolution.mood import Mood, mood_of
-from curator.evolution.personality import PersonalitySnapshot
+from curator.evolution.personality import AttributeChange, PersonalitySnapshot
 from curator.evolution.practice import Ability, abilities
 from curator.export.documents import character_document, world_document
 from curator.export.evolution import evolution_document, reports_document
 from curator.export.network import network_document
+from curator.model.calls import CallSummary, summarize_calls
 from curator.recall.blocks import Blocks, blocks_document
 from curator.recall.context import MOOD_LOOKBACK, MemoryContext, fit, gather, sections
 from curator.recall.index import latest_seqs, memories_by_seq
@@ -58,6 +59,15 @@ class WorldReads:
     def attributes(self, character: str) -> dict[str, float]:
         """The character's attributes now (each starts at the configured start value)."""
         return load_attributes(self.world, self.config.evolution, self._known(character))
+
+    def attribute_changes(self, character: str, *, after: int = 0) -> list[AttributeChange]:
+        """Every logged change to the character's attributes, trust and rapport, oldest first,
+        each with the memory that caused it (only those with ids after `after`)."""
+        return changes_after(self.world, self._known(character), after)
+
+    def call_summary(self, *, after_seq: int = 0) -> CallSummary:
+        """Totals of the model call log: calls, model answers, fallbacks by reason, tokens, cost."""
+        return summarize_calls(self.world, after_seq=after_seq)
 
     # -- reading -------------------------------------------------------------------------
 

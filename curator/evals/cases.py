@@ -22,10 +22,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from curator.api.curator import parse_turn
-from curator.domain.config import CuratorConfig
-from curator.domain.errors import CaseError, InvalidTurn
-from curator.domain.models import CharacterId, Turn
+from curator import CaseError, CharacterId, CuratorConfig, InvalidTurn, Turn, parse_turn
 from curator.evals.kinds import EXPECT_KINDS, Expectation
 
 # The seed documents (shared/seeds/), by number; a case names them by number or file name.

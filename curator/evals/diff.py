@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from curator.domain.errors import CaseError
+from curator import CaseError
 from curator.evals.runner import CaseResult, RunReport
 
 FIGURES = ("model_calls", "prompt_tokens", "completion_tokens", "cost", "wall_seconds")

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from curator.domain.errors import CuratorError
-from curator.domain.models import Memory
+from curator import CuratorError, Memory
 from curator.evals.expectations_evolution import EVOLUTION_CHECKERS
 from curator.evals.kinds import (
     SELF,

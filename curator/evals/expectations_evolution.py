@@ -14,7 +14,6 @@ from collections.abc import Callable
 
 from curator.evals.kinds import AttributeCheck, DriftCheck, PersonalityCheck, TrustCheck
 from curator.evals.state import RunState, in_range, pair_in_range, range_words
-from curator.evolution.attributes import changes_after
 
 Verdict = tuple[str, bool, str]
 
@@ -34,7 +33,7 @@ def _attribute(check: AttributeCheck, state: RunState) -> Verdict:
         return snapshot.attributes.get(check.character, {}).get(check.name, start)
 
     ok, text = in_range(values[check.name], check.value, before)
-    moved = [c for c in changes_after(state.curator.world, check.character, 0)
+    moved = [c for c in state.curator.attribute_changes(check.character)
              if c.attribute == check.name and c.other is None]
     if not state.cycles:
         text += "; no evolution cycle has run"

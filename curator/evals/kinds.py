@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from curator.domain.models import CharacterId, MemoryKind, Tier
+from curator import CharacterId, MemoryKind, Tier
 
 SELF = "self"  # `subject: self`: a memory about the owner itself
 # The context's sections (context.Section; not imported, so loading cases stays light).

@@ -21,8 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from curator.domain.config import CuratorConfig
-from curator.domain.errors import InvalidInput
+from curator import CuratorConfig, InvalidInput
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 LISTENER = "listener"
@@ -78,7 +77,7 @@ def listener_config() -> CuratorConfig:
 def evaluate(path: str | Path, ks: list[int], *, progress: Callable[[str], None] | None = None
              ) -> dict[str, Any]:
     """Play every conversation in `path` and score recall@k; see the module docstring."""
-    from curator.api.curator import Curator
+    from curator import Curator
 
     try:
         samples = json.loads(Path(path).read_text())

@@ -25,12 +25,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from curator.api.curator import Curator
-from curator.domain.config import CuratorConfig
-from curator.domain.errors import InvalidInput
+from curator import Curator, CuratorConfig, InvalidInput, ModelSettings
 from curator.evals.cases import EvalCase
 from curator.evals.runner import CuratorFactory, fallback_curator
-from curator.model.llm import ModelSettings
 
 SETTINGS_FILE = "settings.json"
 DEFAULT_FIXTURES = Path("evals") / "fixtures" / "smollm2"
@@ -69,7 +66,7 @@ class ReplayMode:
 
     @contextmanager
     def session(self, case: EvalCase) -> Iterator[CuratorFactory]:
-        from curator.model.fixtures import FixtureStore, Replayer
+        from curator.testing import FixtureStore, Replayer
 
         settings = self.settings
 

@@ -22,16 +22,10 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from curator.api.curator import Curator
-from curator.domain.config import CuratorConfig
-from curator.domain.errors import CuratorError
-from curator.domain.models import iso
-from curator.domain.results import ChangeSet
+from curator import ChangeSet, Curator, CuratorConfig, CuratorError, FallbackDecider
 from curator.evals.cases import Action, EvalCase, EvolveAction
 from curator.evals.expectations import evaluate
 from curator.evals.state import CheckResult, RunState, Snapshot
-from curator.model.calls import summarize_calls
-from curator.model.steps import FallbackDecider
 
 CuratorFactory = Callable[[CuratorConfig], Curator]
 
@@ -169,7 +163,7 @@ class _Recorder:
     def sample(self, point: str, state: RunState, changes: list[ChangeSet]) -> Snapshot:
         curator, n = state.curator, len(self.series.points)
         clock = curator.clock()
-        when = iso(clock) if clock is not None else None
+        when = clock.isoformat().replace("+00:00", "Z") if clock is not None else None
         self.series.points.append(point)
         self.series.world_times.append(when)
         snapshot = Snapshot()
@@ -329,7 +323,7 @@ def run_case(case: EvalCase, factory: CuratorFactory, *, mode: str = "fallback",
             reach("end", [])
         except CuratorError as failure:  # a missing fixture: re-record the case
             error = f"the run stopped at {where}: {failure}"
-        calls = summarize_calls(curator.world)
+        calls = curator.call_summary()
     finally:
         curator.close()
     for n, check in enumerate(case.checks):

@@ -19,11 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from curator.api.curator import Curator
-from curator.domain.models import Character, Memory, Turn
-from curator.domain.results import ChangeSet, TurnResult
+from curator import ChangeSet, Character, Curator, Drift, Memory, Turn, TurnResult
 from curator.evals.kinds import Range
-from curator.evolution.personality import Drift
 
 SIGN_MARGIN = 0.05  # positive: above +0.05; negative: below -0.05
 NEUTRAL_BAND = 0.15  # neutral: within ±0.15

@@ -57,4 +57,5 @@ def test_the_public_api_is_importable_from_the_package() -> None:
 
     missing = [name for name in curator.__all__ if not hasattr(curator, name)]
     assert missing == []
-    assert {"Curator", "CuratorConfig", "CuratorError", "Turn", "TurnResult", "ModelSettings"} <= set(curator.__all__)
+    assert {"Curator", "CuratorConfig", "CuratorError", "Turn", "TurnResult", "ModelSettings"} <= set(
+        curator.__all__)

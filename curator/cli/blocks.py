@@ -1,9 +1,9 @@
 """The command line for core memory blocks, archival passages and deleting a character.
 
 `curator block …`, `curator passage …` and `curator delete`, registered on the `curator`
-group at the end of cli.py (import the command line through `curator.cli.main`). They follow its
-conventions and use its helpers: `--db` after the command's name, `--json` on the commands
-that show state, errors as one line on stderr (exit status 2 for bad input).
+group by main.py. They share its conventions through options.py: `--db` after the command's
+name, `--json` on the commands that show state, errors as one line on stderr (exit status 2
+for bad input).
 """
 
 from __future__ import annotations

@@ -1,30 +1,36 @@
-"""`curator eval run` (play eval cases and score their expectations, in a mode, with an
-optional HTML report and a baseline to hold the run to) and `curator eval diff` (two runs).
+"""The `curator eval` group: `eval run` (play eval cases and score their expectations, in a
+mode, with an optional HTML report and a baseline to hold the run to), `eval diff` (two runs)
+and `eval locomo` (retrieval recall on LoCoMo conversations).
 
-Registered on the `eval` group of cli_recall.py (imported at the end of cli.py). The modes
-live in evalmodes.py, the report in evalreport.py, diffs and baselines in evaldiff.py.
+Registered on the `curator` group by main.py. The eval runner lives in `curator.evals` (modes,
+report, diffs and baselines), imported when a command runs, not for `curator --help`.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from curator.cli.options import json_option, one_line_errors, print_json
-from curator.cli.recall import eval_group
 
 if TYPE_CHECKING:  # the runner is imported when a run starts, not for `curator --help`
     from curator.evals.runner import CaseResult, RunReport
+
+@click.group(name="eval")
+def eval_group() -> None:
+    """Evaluations: scored runs over eval cases and benchmark data."""
+
 
 CASES_DIR = Path("evals") / "cases"
 
 
 def _in_checkout(relative: Path) -> Path | None:
     """`relative` under the working directory, else in the checkout curator runs from."""
-    for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
+    for base in (Path.cwd(), Path(__file__).resolve().parents[2]):  # curator/cli/evals.py
         if (base / relative).is_dir():
             return base / relative
     return None
@@ -74,7 +80,7 @@ def _print_totals(report: RunReport) -> None:
                f"{t.wall_seconds:.2f}s")
 
 
-@click.command(name="run")
+@eval_group.command(name="run")
 @click.argument("cases", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--mode", type=click.Choice(["fallback", "replay", "live"]), default="fallback",
               show_default=True,
@@ -165,7 +171,7 @@ def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base:
         sys.exit(1)
 
 
-@click.command(name="diff")
+@eval_group.command(name="diff")
 @click.argument("a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @json_option
@@ -186,5 +192,34 @@ def diff_command(a: Path, b: Path, as_json: bool) -> None:
         click.echo(format_diff(diff))
 
 
-eval_group.add_command(run_command)
-eval_group.add_command(diff_command)
+@eval_group.command(name="locomo")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--k", "ks", default="5,10,25,50", show_default=True,
+              help="Comma-separated cut-offs for recall@k")
+@json_option
+@one_line_errors
+def locomo_command(path: Path, ks: str, as_json: bool) -> None:
+    """Retrieval recall@k on LoCoMo conversations (no model, no embeddings).
+
+    Plays each conversation into a scratch world (every utterance a turn, observed by a
+    listener), then asks recall for each question's evidence turns."""
+    from curator.evals.locomo import evaluate
+
+    try:
+        cutoffs = sorted({int(k) for k in ks.split(",") if k.strip()})
+    except ValueError as error:
+        raise click.BadParameter(f"--k takes numbers like 5,10,25: {error}") from error
+    if not cutoffs or min(cutoffs) < 1:
+        raise click.BadParameter("--k takes positive numbers like 5,10,25")
+    started = time.perf_counter()
+    quiet = as_json or not sys.stderr.isatty()
+    result = evaluate(path, cutoffs, progress=None if quiet else lambda line: click.echo(line, err=True))
+    if as_json:
+        print_json(result)
+        return
+    seconds = time.perf_counter() - started
+    head = "  ".join(f"@{k} {100 * result['recall'][str(k)]:5.1f}" for k in cutoffs)
+    click.echo(f"LoCoMo retrieval, {result['questions']} questions, {seconds:.1f} s")
+    click.echo(f"  {'overall':<12} {head}")
+    for name, values in result["by_category"].items():
+        click.echo(f"  {name:<12} " + "  ".join(f"@{k} {100 * values[str(k)]:5.1f}" for k in cutoffs))

@@ -1,6 +1,6 @@
 """The command line for evolution: `curator evolve` and `curator evolution reports`.
 
-Registered on the `curator` group at the end of cli.py, with its conventions: `--db` after
+Registered on the `curator` group by main.py, with the shared conventions (options.py): `--db` after
 the command's name, `--json` prints one JSON document, errors are one line on stderr.
 """
 
@@ -34,7 +34,7 @@ from curator.evolution.report import reports
 def evolve_command(world_time: str | None, out: Path | None, model: str | None, api_base: str | None,
                    mode: str | None, concurrency: int | None, record_dir: Path | None, db: str,
                    as_json: bool) -> None:
-    """Run an evolution cycle (seed 000) and print its Markdown report.
+    """Run an evolution cycle and print its Markdown report.
 
     Fades memories to the cycle's time (fully faded ones go to the archive), drifts each
     character's attributes, trust and rapport with what it lived through since its last

@@ -1,6 +1,6 @@
 """The command line for goals and practice: `curator goal …` and `curator abilities`.
 
-Registered on the `curator` group at the end of cli.py, with its conventions: `--db` after
+Registered on the `curator` group by main.py, with the shared conventions (options.py): `--db` after
 the command's name, `--json` on the commands that show state, errors as one line on stderr
 (exit status 2 for bad input). Goals are the game's to set; curator keeps them, logs their
 progress and shows the active ones in the context (the `goals` layer).

@@ -14,6 +14,10 @@ from typing import Any
 import click
 
 from curator.api.curator import Curator, parse_turn
+from curator.cli.blocks import block, delete_command, passage
+from curator.cli.evals import eval_group
+from curator.cli.evolve import evolution_group, evolve_command
+from curator.cli.goals import abilities_command, goal
 from curator.cli.options import (
     db_option,
     json_option,
@@ -22,7 +26,9 @@ from curator.cli.options import (
     print_json,
     settings_from_options,
 )
+from curator.cli.recall import context_command, search_command
 from curator.cli.show import print_character
+from curator.cli.world import calls_command, characters_command, export_command, import_command, show
 from curator.domain.errors import InvalidTurn
 from curator.domain.models import Turn, display_name
 from curator.domain.results import ChangeSet, TurnResult
@@ -260,35 +266,7 @@ def fade(until: str, db: str, as_json: bool) -> None:
         click.echo(f"  {display_name(change.owner)}: {change.content}")
 
 
-# Blocks, passages and `delete` live in blocks.py, which uses the helpers above.
-from curator.cli.blocks import block, delete_command, passage  # noqa: E402
-
-for _command in (block, passage, delete_command):
-    cli.add_command(_command)
-
-# Recall (context, search) and evals live in recall.py.
-from curator.cli.recall import context_command, eval_group, search_command  # noqa: E402
-
-for _command in (context_command, search_command, eval_group):
-    cli.add_command(_command)
-
-# `curator eval run` (the eval cases) lives in evals.py; it adds itself to the eval group.
-import curator.cli.evals  # noqa: E402, F401
-
-# Evolution (`evolve`, `evolution reports`) lives in evolve.py.
-from curator.cli.evolve import evolution_group, evolve_command  # noqa: E402
-
-for _command in (evolve_command, evolution_group):
-    cli.add_command(_command)
-
-# Goals and practice (`goal …`, `abilities`) live in goals.py.
-from curator.cli.goals import abilities_command, goal  # noqa: E402
-
-for _command in (goal, abilities_command):
-    cli.add_command(_command)
-
-# Reading and moving the world (`show`, `characters`, `export`, `import`, `calls`) lives in world.py.
-from curator.cli.world import calls_command, characters_command, export_command, import_command, show  # noqa: E402
-
-for _command in (show, characters_command, export_command, import_command, calls_command):
+for _command in (block, passage, delete_command, context_command, search_command, eval_group,
+                 evolve_command, evolution_group, goal, abilities_command, show, characters_command,
+                 export_command, import_command, calls_command):
     cli.add_command(_command)

@@ -1,14 +1,10 @@
-"""The command line for recall: `curator context`, `curator search` and `curator eval locomo`.
+"""The command line for recall: `curator context` and `curator search`.
 
-Registered on the `curator` group at the end of cli.py, with its conventions: `--db` after
+Registered on the `curator` group by main.py, with the shared conventions (options.py): `--db` after
 the command's name, `--json` prints one JSON document, errors are one line on stderr.
 """
 
 from __future__ import annotations
-
-import sys
-import time
-from pathlib import Path
 
 import click
 
@@ -100,41 +96,3 @@ def search_command(character: str, query: str, limit: int, with_: tuple[str, ...
         click.echo("No memory matches.")
     for n, r in enumerate(found, 1):
         click.echo(f"{n:>3}. {r.score:.2f} [{r.memory.tier.value}] {r.memory.content}")
-
-
-@click.group(name="eval")
-def eval_group() -> None:
-    """Evaluations: scored runs over benchmark data."""
-
-
-@eval_group.command(name="locomo")
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--k", "ks", default="5,10,25,50", show_default=True,
-              help="Comma-separated cut-offs for recall@k")
-@json_option
-@one_line_errors
-def locomo_command(path: Path, ks: str, as_json: bool) -> None:
-    """Retrieval recall@k on LoCoMo conversations (no model, no embeddings).
-
-    Plays each conversation into a scratch world (every utterance a turn, observed by a
-    listener), then asks recall for each question's evidence turns."""
-    from curator.evals.locomo import evaluate
-
-    try:
-        cutoffs = sorted({int(k) for k in ks.split(",") if k.strip()})
-    except ValueError as error:
-        raise click.BadParameter(f"--k takes numbers like 5,10,25: {error}") from error
-    if not cutoffs or min(cutoffs) < 1:
-        raise click.BadParameter("--k takes positive numbers like 5,10,25")
-    started = time.perf_counter()
-    quiet = as_json or not sys.stderr.isatty()
-    result = evaluate(path, cutoffs, progress=None if quiet else lambda line: click.echo(line, err=True))
-    if as_json:
-        print_json(result)
-        return
-    seconds = time.perf_counter() - started
-    head = "  ".join(f"@{k} {100 * result['recall'][str(k)]:5.1f}" for k in cutoffs)
-    click.echo(f"LoCoMo retrieval, {result['questions']} questions, {seconds:.1f} s")
-    click.echo(f"  {'overall':<12} {head}")
-    for name, values in result["by_category"].items():
-        click.echo(f"  {name:<12} " + "  ".join(f"@{k} {100 * values[str(k)]:5.1f}" for k in cutoffs))

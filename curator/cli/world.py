@@ -1,9 +1,9 @@
 """The command line for reading and moving a world: `curator show`, `characters`, `export`,
 `import` and `calls`.
 
-Registered on the `curator` group at the end of cli.py, with its conventions (`--db` after
-the command's name, `--json` on the commands that show state, errors as one line on
-stderr); how a character is put in words is cli_show.py's.
+Registered on the `curator` group by main.py, with the conventions every command shares
+(options.py): `--db` after the command's name, `--json` on the commands that show state,
+errors as one line on stderr; how a character is put in words is show.py's.
 """
 
 from __future__ import annotations
@@ -107,7 +107,8 @@ def characters_command(db: str, as_json: bool) -> None:
 @db_option
 @one_line_errors
 def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> None:
-    """Export the world (or only CHARACTERS) as JSON in the shape of seed 001."""
+    """Export the world (or only CHARACTERS) as JSON: each character's self memories and
+    relationships (immediate context, recent memories, summary, core memories)."""
     with Curator(db) as curator:
         if len(characters) == 1:
             document = curator.export_character(characters[0])

@@ -1,13 +1,13 @@
 """Eval cases: the file format (YAML or JSON) and its loading, with a clear error when malformed.
 
-A case is a small game session about one behaviour from the seeds: turns (a JSONL transcript
+A case is a small game session about one behaviour of curator's design: turns (a JSONL transcript
 beside it, or inline `turns:`), optional `config` overrides, `actions` at chosen points
 (fade, episode end, a recalling context, personas, blocks, an evolution cycle) and `checks`, expectations read
 at a turn (`after: t005`) or at the `end`. This module owns the pydantic models of that
 format (the expectation kinds are a union discriminated on `expect`) and `load_case`, which
 returns an `EvalCase` ready to run or raises `CaseError` naming the file and the field
-(`checks.2.owner`). The kinds of checks are in evalkinds.py, the checkers in expectations.py, the runner in
-evalrun.py.
+(`checks.2.owner`). The kinds of checks are in kinds.py, the checkers in expectations.py, the runner in
+runner.py.
 """
 
 from __future__ import annotations
@@ -25,14 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from curator import CaseError, CharacterId, CuratorConfig, InvalidTurn, Turn, parse_turn
 from curator.evals.kinds import EXPECT_KINDS, Expectation
 
-# The seed documents (shared/seeds/), by number; a case names them by number or file name.
+# The design documents a case checks (`seeds:` in a case file), by number or file name.
 SEEDS = {"000": "000_c491fa3314b54f7a.txt", "001": "001_2369f0d84f045f0e.txt",
          "002": "002_30c363cf2d4e5a13.txt", "003": "003_b283906ede68e61c.txt",
          "004": "004_2a854f71315ae6ff.txt"}
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
 _TURN_PREFIX = re.compile(r"^invalid turn: (turn '[^']*': )?(field '[^']*': )?")
-
-# The seed documents (shared/seeds/), by number; a case names them by number or file name.
 
 # -- actions ---------------------------------------------------------------------------------
 
@@ -74,7 +72,7 @@ class BlockAction(_Act):
 
 
 class EvolveAction(_Act):
-    """Run an evolution cycle (seed 000) at `world_time` (default: the world clock)."""
+    """Run an evolution cycle at `world_time` (default: the world clock)."""
 
     world_time: datetime | None = None
 

@@ -1,8 +1,8 @@
-"""Expectation checkers: each kind of eval check (evalkinds.py) read against a world mid-run.
+"""Expectation checkers: each kind of eval check (kinds.py) read against a world mid-run.
 
 `evaluate(index, check, state)` returns a `CheckResult`: passed or not, what a reader
 expected in words, and what was found ("expected a core memory of bear matching 'trap',
-found it in recent (strength 0.62)"). What a check may read is the `RunState` (evalstate.py):
+found it in recent (strength 0.62)"). What a check may read is the `RunState` (state.py):
 the Curator, the turns played and their results, every change set so far and the snapshots
 the runner took at each point (for `above_at`). Checks only read: contexts are asked with `peek`.
 """

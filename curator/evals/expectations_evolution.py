@@ -1,4 +1,4 @@
-"""Checkers of the evolution kinds (seed 000): attributes, personality traits, drift between
+"""Checkers of the evolution kinds: attributes, personality traits, drift between
 personality snapshots and trust in others, read after a case's `evolve` actions.
 
 Like every checker (expectations.py, which merges `EVOLUTION_CHECKERS` into its table), each

@@ -219,7 +219,7 @@ class ContextOmits(_ContextCheck):
 
 
 
-# -- evolution (seed 000): after `evolve` actions ---------------------------------------------
+# -- evolution: after `evolve` actions -------------------------------------------------------
 
 Trait = Literal["work_style", "risk_tolerance", "social_orientation", "learning_style", "stress_response"]
 

@@ -2,7 +2,7 @@
 and collect the figures of the run.
 
 `run_case(case, factory)` asks `factory(case.config)` for a fresh `Curator` (the mode lives in
-the factory; `run_cases` gets one per case from a `CaseMode`, see evalmodes.py), runs the
+the factory; `run_cases` gets one per case from a `CaseMode`, see modes.py), runs the
 case's `start` actions, then each turn followed by the actions and checks at that turn, then
 the `end` actions and checks. It returns a `CaseResult`: each check's verdict, metrics
 (model calls, tokens, cost from the call log; steps and fallbacks by reason from the turns'
@@ -36,7 +36,7 @@ def fallback_curator(config: CuratorConfig) -> Curator:
 
 
 class CaseMode(Protocol):
-    """How a run decides its steps (evalmodes.py: fallback, replay, live)."""
+    """How a run decides its steps (modes.py: fallback, replay, live)."""
 
     name: str
     model: str | None

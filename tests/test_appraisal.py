@@ -25,18 +25,10 @@ from curator.model.llm import ModelSettings
 from curator.recall.network import text_similarity
 from curator.recall.query import read_query
 from curator.recall.ranking import HOP_SHARE, rank
-from curator.turn.appraisal import (
-    Appraisal,
-    AppraiseInput,
-    appraise,
-    combine,
-    lens_views,
-    lens_weights,
-    retain,
-    weights_from_attributes,
-)
+from curator.turn.appraisal import Appraisal, AppraiseInput, appraise, lens_views
 from curator.turn.fallback import interpret
 from curator.turn.inputs import InterpretInput, RelationView
+from curator.turn.lenses import combine, lens_weights, retain, weights_from_attributes
 
 URL = f"{MODEL_BASE}/chat/completions"
 LENSES = ["emotional", "practical", "social", "moral", "danger"]

@@ -52,7 +52,8 @@ from curator.model.calls import CallRecord, log_calls, read_calls
 from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
-from curator.store.world import World, open_world
+from curator.store.opening import open_world
+from curator.store.world import World
 from curator.turn.pipeline import Curation
 
 R = TypeVar("R")
@@ -264,7 +265,7 @@ class Curator(WorldReads):
         return curation.changes
 
     def evolve(self, world_time: datetime | str | None = None) -> EvolutionReport:
-        """Seed 000's evolution cycle at `world_time` (default: the world clock), in one
+        """The evolution system's evolution cycle at `world_time` (default: the world clock), in one
         transaction: fade memories, drift attributes, trust and rapport with what each
         character lived through since its last cycle, take personality snapshots, detect
         drift, refresh identity narratives (a model's, else the fallback's) and store a
@@ -299,7 +300,7 @@ class Curator(WorldReads):
         self.config.appraisal = done.appraisal  # only once the import has committed
         return done.characters
 
-    # -- appraisal and the memory network (seed 003) ----------------------------------------
+    # -- appraisal and the memory network ----------------------------------------
 
     def set_lens_weights(self, character: str, weights: Mapping[str, float]) -> dict[str, float]:
         """Weigh the appraisal lenses for one character from now on (for this Curator: like the

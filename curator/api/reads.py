@@ -143,10 +143,10 @@ class WorldReads:
         """The text for the character's next prompt, fitted to `max_tokens`, with a manifest.
 
         Scores memories against `situation` (with `with_` the characters present and `domain`
-        the task's domain, as the turns' `domain` names it: seed 000's domain match), renders
+        the task's domain, as the turns' `domain` names it: the evolution system's domain match), renders
         prompts/context.j2 and marks what it used as recalled (strength +0.15, recall count +1,
         last recalled = the world clock), in one transaction. `peek=True` changes nothing.
-        `layers` names the parts to include (default all), in seed 000's order: persona,
+        `layers` names the parts to include (default all), in the evolution system's order: persona,
         identity (the latest evolution snapshot's narrative and attributes in words), abilities
         (what it has practised and how it went), blocks, state (its mood), immediate, present
         (with feelings, trust and summaries), core, memories, passages, short_term, goals."""
@@ -182,12 +182,12 @@ class WorldReads:
 
     @cached_property
     def blocks(self) -> Blocks:
-        """Core memory blocks, own and shared (seed 002): `curator.blocks.create("bear", ...)`."""
+        """Core memory blocks, own and shared: `curator.blocks.create("bear", ...)`."""
         return Blocks(self.world)
 
     @cached_property
     def goals(self) -> Goals:
-        """What each character is working toward (seed 000's goals layer): the game sets them and
+        """What each character is working toward (the evolution system's goals layer): the game sets them and
         their progress, `curator.goals.set("bear", "honey", "Find honey before winter")`."""
         return Goals(self.world)
 
@@ -207,7 +207,7 @@ class WorldReads:
 
     @cached_property
     def passages(self) -> Passages:
-        """Archival passages, searchable by keyword (seed 002)."""
+        """Archival passages, searchable by keyword."""
         return Passages(self.world)
 
     # -- helpers -------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Configuration: the thresholds and limits that shape how characters remember.
 
-Defaults come from the seeds (seed 001: ten recent memories, core above 0.9; seed 000:
-per-kind formation thresholds). A game changes them per world through `CuratorConfig`.
+Defaults: ten recent memories per relationship and core above 0.9 (the two-animals memory
+flow), per-kind formation thresholds (the evolution system). A game changes them per world
+through `CuratorConfig`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from curator.domain.models import MemoryKind, normalize_label
 
-# Seed 000's MemoryFormation.SIGNIFICANCE_THRESHOLDS, plus the game kinds.
+# The evolution system's MemoryFormation.SIGNIFICANCE_THRESHOLDS, plus the game kinds.
 FORMATION_THRESHOLDS: dict[MemoryKind, float] = {
     MemoryKind.LESSON_LEARNED: 0.6,
     MemoryKind.PATTERN_RECOGNIZED: 0.5,
@@ -35,7 +36,7 @@ FORMATION_THRESHOLDS: dict[MemoryKind, float] = {
 class RecallWeights(BaseModel):
     """How much each part of a memory's score counts (each part is normalised to 0..1).
 
-    In the spirit of Generative Agents (recency + importance + relevance) and seed 000's
+    In the spirit of Generative Agents (recency + importance + relevance) and the evolution system's
     `calculate_memory_relevance`; `core` and `present` are bonuses for core memories and for
     memories about the characters in the scene."""
 
@@ -87,7 +88,7 @@ DEFAULT_ATTRIBUTES = ("thoroughness", "speed", "creativity", "caution", "indepen
 
 
 class EvolutionConfig(BaseModel):
-    """Evolution cycles (seed 000): which attributes characters have and how fast they drift.
+    """Evolution cycles: which attributes characters have and how fast they drift.
 
     Attributes start at `start` and stay within [`low`, `high`]; one memory moves one
     attribute by at most `max_step` (less near the bounds), one cycle moves it by at most
@@ -116,8 +117,8 @@ class EvolutionConfig(BaseModel):
         return self
 
 
-# Seed 003's archetype evaluations, as lenses a game can rename, add to or drop. Each lens's
-# threshold keeps a memory by itself (seed 003 `should_retain`); they are set so that only
+# The appraisal design's archetype evaluations, as lenses a game can rename, add to or drop. Each lens's
+# threshold keeps a memory by itself (the appraisal design `should_retain`); they are set so that only
 # an event that plainly matters in that way clears one: a wrong seen done (moral), harm or a
 # threat to life (danger), a betrayal or a rescue (social), an intense feeling (emotional).
 DEFAULT_LENSES: dict[str, tuple[float, str]] = {
@@ -130,7 +131,7 @@ DEFAULT_LENSES: dict[str, tuple[float, str]] = {
 
 
 class Lens(BaseModel):
-    """One way of judging a memory (seed 003's archetypes): its name, the priority at which
+    """One way of judging a memory (the appraisal design's archetypes): its name, the priority at which
     it keeps a memory by itself, and what it asks (the model is shown this). `words` drive
     the fallback for a lens of the game's own (stems, like lexicon.py's); the five default
     lenses have their own rules (appraisal.py)."""
@@ -142,12 +143,12 @@ class Lens(BaseModel):
 
 
 class AppraisalConfig(BaseModel):
-    """Appraisal (seed 003): each drafted memory judged through several lenses.
+    """Appraisal: each drafted memory judged through several lenses.
 
     The lens priorities combine, weighted by the character (`weights_for`), into a
     priority that can lift the memory's importance; a memory is kept when its importance
     reaches the overall threshold (by default each kind's formation threshold, so ordinary
-    memories keep the meaning seed 000 gives them), or any lens reaches its own threshold,
+    memories keep the meaning the evolution system gives them), or any lens reaches its own threshold,
     or it is strongly linked (`link_threshold`) to a memory its owner already holds.
     `model`: ask a model for the appraisal (one call per perceiver with drafts, per turn);
     off by default, and then the fallback appraises and nothing is asked."""
@@ -195,7 +196,7 @@ class AppraisalConfig(BaseModel):
 
 
 class CuratorConfig(BaseModel):
-    """Every knob of the memory flow, with the seeds' values as defaults."""
+    """Every knob of the memory flow, with the design's values as defaults."""
 
     recent_limit: int = Field(default=10, ge=1, le=100, description="recent memories per relationship")
     core_threshold: float = Field(default=0.9, ge=0.0, le=1.0, description="importance for core review")

@@ -1,4 +1,5 @@
-"""Fading: memory strength decays with game time and is refreshed by recall (seed 000's MemoryFading).
+"""Fading: memory strength decays with game time and is refreshed by recall (the evolution
+system's memory fading).
 
 Strength runs 1.0 (vivid) → 0.0 (forgotten). Each kind decays at its own daily rate,
 slowed by importance and by how often the memory was recalled. Decay is measured from
@@ -31,9 +32,9 @@ DECAY_RATES: dict[MemoryKind, float] = {
     MemoryKind.WITNESSED: 0.04,
     MemoryKind.DISCOVERY: 0.02,
 }
-RECALL_REFRESH = 0.15  # seed 000: each recall adds this much strength
-REINFORCE_REFRESH = 0.1  # seed 000: a repeated event refreshes its memory by this much
-INACTIVE_BELOW = 0.2  # seed 000: weaker memories are kept but not injected
+RECALL_REFRESH = 0.15  # the evolution system: each recall adds this much strength
+REINFORCE_REFRESH = 0.1  # the evolution system: a repeated event refreshes its memory by this much
+INACTIVE_BELOW = 0.2  # the evolution system: weaker memories are kept but not injected
 
 
 def daily_rate(memory: Memory) -> float:
@@ -67,7 +68,7 @@ def faded_value(kind: MemoryKind, importance: float, recall_count: int, tier: Ti
 
 
 def refresh(memory: Memory, now: datetime, amount: float = RECALL_REFRESH) -> None:
-    """Recall or reinforcement: strength up, recall count up, last recalled now (seed 000)."""
+    """Recall or reinforcement: strength up, recall count up, last recalled now."""
     memory.strength = min(1.0, memory.strength + amount)
     memory.recall_count += 1
     memory.last_recalled = now

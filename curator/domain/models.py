@@ -81,7 +81,7 @@ class Gap(StrEnum):
 
 
 class MemoryKind(StrEnum):
-    """What sort of memory this is: the ten kinds of seed 000 plus what game turns need."""
+    """What sort of memory this is: the ten kinds of the evolution system plus what game turns need."""
 
     LESSON_LEARNED = "lesson_learned"
     PATTERN_RECOGNIZED = "pattern_recognized"
@@ -232,7 +232,7 @@ class Memory(BaseModel):
 
     @property
     def is_active(self) -> bool:
-        """Seed 000: a memory under 0.2 strength is still kept but no longer shapes behaviour."""
+        """The evolution system: a memory under 0.2 strength is still kept but no longer shapes behaviour."""
         return self.tier is Tier.CORE or self.strength > 0.2
 
 
@@ -245,7 +245,7 @@ class Relationship(BaseModel):
     long_term_summary: str = ""
     current_sentiment: float = Field(default=0.0, ge=-1.0, le=1.0)
     overall_bond: float = Field(default=0.0, ge=-1.0, le=1.0)
-    trust: float = Field(default=0.5, ge=0.0, le=1.0)  # seed 000: moved by evolution cycles
+    trust: float = Field(default=0.5, ge=0.0, le=1.0)  # the evolution system: moved by evolution cycles
     rapport: float = Field(default=0.5, ge=0.0, le=1.0)
     interactions: int = 0
     traits: dict[str, int] = Field(default_factory=dict)

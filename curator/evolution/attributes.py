@@ -1,4 +1,4 @@
-"""Evolution (seed 000): attributes that drift with experience, and trust and rapport in others.
+"""Evolution: attributes that drift with experience, and trust and rapport in others.
 
 This module owns the `attributes`, `attribute_changes` and `evolution_marks` tables and the
 `trust` and `rapport` columns of relationships. A character's attributes (configurable,

@@ -1,4 +1,4 @@
-"""The evolution cycle (seed 000's weekly_evolution_cycle): fade, drift, snapshot, narrate, report.
+"""The evolution cycle (weekly, or whenever the game asks): fade, drift, snapshot, narrate, report.
 
 `evolve_world` runs inside the caller's transaction, once the caller (`Curator.evolve`) has
 faded every recent memory to the cycle's world time (fully faded ones go to the archive). For

@@ -1,4 +1,4 @@
-"""Goals (seed 000's ninth layer): what a character is working toward, set by the game.
+"""Goals (the evolution system's ninth layer): what a character is working toward, set by the game.
 
 This module owns the `goals` and `goal_history` tables. A goal belongs to one character and
 has a label (a lower-case word, like a block's), a description, a progress from 0 to 1, a
@@ -179,7 +179,7 @@ def import_goal(world: World, character: str, doc: Any) -> None:
 
 
 class GoalReview(BaseModel):
-    """One goal in an evolution cycle (seed 000's goal progress review): where it stands, where
+    """One goal in an evolution cycle (the evolution system's goal progress review): where it stands, where
     it stood at the previous cycle, and the new memories that bear on it."""
 
     label: str
@@ -236,7 +236,7 @@ def _stems(text: str) -> set[str]:
 
 
 def progress_bar(progress: float, width: int = 10) -> str:
-    """Seed 000's bar: 0.3 → '███░░░░░░░'."""
+    """The evolution system's bar: 0.3 → '███░░░░░░░'."""
     filled = int(round(progress * width, 6))
     return "█" * filled + "░" * (width - filled)
 

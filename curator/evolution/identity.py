@@ -90,7 +90,7 @@ _LEARNING = {
 
 
 def identity_narrative(inputs: IdentityInput) -> IdentityNarrative:
-    """The fallback for step `identity`: seed 000's generate_identity_narrative for a game
+    """The fallback for step `identity`: the evolution system's generate_identity_narrative for a game
     character (no levels or skills): style, risk, others, stress, learning, the marked
     attributes, a formative memory and whom it trusts most and least."""
     n = display_name(inputs.owner)

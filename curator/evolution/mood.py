@@ -1,4 +1,4 @@
-"""Mood (seed 000's current-state layer): how a character feels now, from what it just lived.
+"""Mood (the evolution system's current-state layer): how a character feels now, from what it just lived.
 
 Seed 000 reads mood from a needs model curator does not have (energy, focus); what curator
 does have is the character's newest memories. Their valence, weighed by importance and by

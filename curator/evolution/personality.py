@@ -1,9 +1,9 @@
-"""Personality (seed 000): snapshots derived from attributes, memories and relationships; drift
+"""Personality: snapshots derived from attributes, memories and relationships; drift
 between snapshots with its reason (the identity narrative is identity.py's).
 
 Everything here is pure: it reads values it is given and returns new ones. The evolution
 cycle (evolution_cycle.py) gathers those values from the world and stores the results.
-The derivation rules are seed 000's `compute_personality_snapshot`, with the skill-based
+The derivation rules are the evolution system's `compute_personality_snapshot`, with the skill-based
 parts replaced by what a game character has (trust in others, failures and lessons).
 """
 
@@ -44,7 +44,7 @@ class DefiningMemory(BaseModel):
 
 
 class PersonalitySnapshot(BaseModel):
-    """Seed 000's PersonalitySnapshot for a game character, at one world time."""
+    """The evolution system's PersonalitySnapshot for a game character, at one world time."""
 
     character: str
     world_time: str
@@ -90,7 +90,7 @@ class Drift(BaseModel):
 
 def derive_traits(attrs: dict[str, float], *, avg_rapport: float, avg_trust: float, failures: int,
                   lessons: int, start: float = 0.5) -> dict[str, str]:
-    """Seed 000's derivation rules; an attribute the world does not track reads as `start`."""
+    """The evolution system's derivation rules; an attribute the world does not track reads as `start`."""
     def a(name: str) -> float:
         return attrs.get(name, start)
 
@@ -115,7 +115,7 @@ def derive_traits(attrs: dict[str, float], *, avg_rapport: float, avg_trust: flo
     elif a("independence") > 0.7:
         social = "independent"
     elif avg_trust < 0.4 and a("collaboration") < 0.45:
-        social = "guarded"  # the game's stand-in for seed 000's skill-based "mentoring"
+        social = "guarded"  # the game's stand-in for the evolution system's skill-based "mentoring"
     else:
         social = "team_player"
     if a("curiosity") > 0.7:
@@ -137,7 +137,7 @@ def derive_traits(attrs: dict[str, float], *, avg_rapport: float, avg_trust: flo
 
 
 def defining_memories(memories: Sequence[Memory], limit: int = 3) -> list[Memory]:
-    """Seed 000: highest significance, most recalled, least faded (core memories included)."""
+    """The evolution system: highest significance, most recalled, least faded (core memories included)."""
     active = [m for m in memories if m.tier is Tier.CORE or m.strength > 0.2]
     return sorted(active, key=lambda m: (-(m.importance * 0.5 + min(m.recall_count, 50) * 0.01
                                            + m.strength * 0.3), m.created_at, m.id))[:limit]

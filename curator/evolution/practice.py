@@ -1,4 +1,4 @@
-"""Practice (seed 000's abilities layer): what each character has tried, by skill, and how it went.
+"""Practice (the abilities layer of the context): what each character has tried, by skill, and how it went.
 
 This module owns the `practice` table. Every turn a character acts in adds one attempt to a
 skill: the turn's `domain` when the game names one, else the verb of the intent ("Climb the

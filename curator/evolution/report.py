@@ -1,4 +1,4 @@
-"""Evolution reports (seed 000's weekly report): what one cycle found, as Markdown for people.
+"""Evolution reports (the evolution system's weekly report): what one cycle found, as Markdown for people.
 
 This module owns the `evolution_reports` table and the report's shape. Per character: the
 personality line, the identity narrative, each drift with its reason, the attribute changes

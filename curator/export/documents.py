@@ -1,4 +1,4 @@
-"""Export and import: a character's memory as a JSON document in the shape of seed 001.
+"""Export and import: a character's memory as a JSON document in the shape of the two-animals memory flow.
 
     {"format": "curator.character", "format_version": 2,
      "character": {"id", "name", "persona", "created_at"},
@@ -17,7 +17,7 @@ Links between a shared block and its consumers are written on both sides, so imp
 the two characters in either order restores them.
 
 A world export is {"format": "curator.world", "format_version": 2, "clock",
-"characters": […], "evolution_reports": […]}. Memories carry seed 001's `event` and
+"characters": […], "evolution_reports": […]}. Memories carry the two-animals memory flow's `event` and
 `timestamp` names beside curator's own fields.
 
 Versions: 1 had no evolution or appraisal entries, no world `evolution_reports` and no

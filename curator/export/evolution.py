@@ -1,4 +1,4 @@
-"""Export and import of evolution (seed 000): attributes, their change log, personality
+"""Export and import of evolution: attributes, their change log, personality
 snapshots, a character's evolution mark, and the world's evolution reports.
 
 A character document (format_version ≥ 2) carries

@@ -1,4 +1,4 @@
-"""Export and import of appraisal (seed 003): each memory's lens priorities, the links
+"""Export and import of appraisal: each memory's lens priorities, the links
 between a character's memories, and the character's own lens weights.
 
 A character document (format_version ≥ 2) carries

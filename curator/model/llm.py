@@ -37,6 +37,7 @@ from curator.domain.results import StepRecord
 from curator.model import answer_checks, prompts
 from curator.model.calls import CallRecord
 from curator.model.decision import validation_scope
+from curator.model.responses import answer_text, refused, schema_in_json_object, usage_count
 from curator.model.rounds import Answer, Request
 from curator.model.settings import ModelSettings as ModelSettings  # public as curator.model.llm.ModelSettings
 
@@ -132,35 +133,12 @@ def classify(error: BaseException, responses: list[Any]) -> str:
             return reason
     if isinstance(cause, InstructorRetryException):
         last = responses[-1] if responses else None
-        if last is not None and _refused(last):
+        if last is not None and refused(last):
             return "refusal"
-        if last is not None and not (_text(last) or "").strip():
+        if last is not None and not (answer_text(last) or "").strip():
             return "empty answer"
         return "invalid answer"
     return f"error ({type(cause).__name__})"
-
-
-def _choice(response: Any) -> Any:
-    choices = getattr(response, "choices", None) or []
-    return choices[0] if choices else None
-
-
-def _text(response: Any) -> str | None:
-    choice = _choice(response)
-    message = getattr(choice, "message", None)
-    content = getattr(message, "content", None)
-    if content:
-        return str(content)
-    calls = getattr(message, "tool_calls", None) or []
-    return str(calls[0].function.arguments) if calls else None
-
-
-def _refused(response: Any) -> bool:
-    choice = _choice(response)
-    message = getattr(choice, "message", None)
-    extra = getattr(message, "provider_specific_fields", None) or {}  # where litellm keeps it
-    return bool(getattr(message, "refusal", None) or extra.get("refusal")) or (
-        getattr(choice, "finish_reason", None) == "content_filter")
 
 
 class _Call:
@@ -189,7 +167,8 @@ class _Call:
     def _received(self, response: Any) -> None:
         # Read the usage now: instructor later folds the running total into the response.
         self.responses.append(response)
-        self.usage.append((_usage(response, "prompt_tokens"), _usage(response, "completion_tokens")))
+        self.usage.append((usage_count(response, "prompt_tokens"),
+                           usage_count(response, "completion_tokens")))
 
     def _attempted(self, *args: Any, **kwargs: Any) -> None:
         self.attempts += 1
@@ -239,7 +218,7 @@ class _Call:
             id=uuid.uuid4().hex, turn_id=request.turn_id, character=request.character,
             step=request.step.name, template=request.step.template,
             template_hash=prompts.template_hash(request.step.template), model=settings.model,
-            messages=self.messages, response=_text(self.responses[-1]) if self.responses else None,
+            messages=self.messages, response=answer_text(self.responses[-1]) if self.responses else None,
             decision=decision, error=None if error is None else f"{type(error).__name__}: {error}"[:2000],
             outcome=outcome, reason=reason, attempts=self.attempts,
             prompt_tokens=prompt if self.responses else None,
@@ -249,46 +228,11 @@ class _Call:
             started_at=self.started_at)
 
 
-def _usage(response: Any, field: str) -> int:
-    return int(getattr(getattr(response, "usage", None), field, 0) or 0)
-
-
 def _cost(response: Any) -> float | None:
     try:
         return float(_litellm().completion_cost(completion_response=response))
     except Exception:  # litellm knows no price for this model (local servers, new models)
         return None
-
-
-def _without_lengths(node: Any) -> Any:
-    # llama.cpp unrolls a string length into one grammar rule per character; at 600 or 1200
-    # the grammar fails to parse (and the server has been seen to die). Validation still
-    # checks the lengths, and a retry tells the model.
-    if isinstance(node, dict):
-        return {k: _without_lengths(v) for k, v in node.items() if k not in ("maxLength", "minLength")}
-    if isinstance(node, list):
-        return [_without_lengths(v) for v in node]
-    return node
-
-
-def _schema_in_json_object(completion: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
-    """Wrap litellm's completion so a json_schema response_format goes out as
-    {"type": "json_object", "schema": …}: llama.cpp's server constrains output with it."""
-    def rewrite(kwargs: dict[str, Any]) -> dict[str, Any]:
-        wanted = kwargs.get("response_format")
-        if isinstance(wanted, dict) and wanted.get("type") == "json_schema":
-            schema = _without_lengths(wanted["json_schema"]["schema"])
-            kwargs["response_format"] = {"type": "json_object", "schema": schema}
-        return kwargs
-
-    if is_async:
-        async def acomplete(*args: Any, **kwargs: Any) -> Any:
-            return await completion(*args, **rewrite(kwargs))
-        return acomplete
-
-    def complete(*args: Any, **kwargs: Any) -> Any:
-        return completion(*args, **rewrite(kwargs))
-    return complete
 
 
 class ModelGateway:
@@ -327,7 +271,7 @@ class ModelGateway:
                      "md_json": instructor.Mode.MD_JSON, "tools": instructor.Mode.TOOLS}
             completion = litellm.acompletion if is_async else litellm.completion
             if self.settings.mode == "json_object_schema":
-                completion = _schema_in_json_object(completion, is_async)
+                completion = schema_in_json_object(completion, is_async)
             self._clients[is_async] = instructor.from_litellm(completion, mode=modes[self.settings.mode])
         return self._clients[is_async]
 

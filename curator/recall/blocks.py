@@ -1,4 +1,4 @@
-"""Core memory blocks (seed 002): labelled text a character always carries in its prompt.
+"""Core memory blocks: labelled text a character always carries in its prompt.
 
 This module owns the `blocks` and `block_links` tables. A block belongs to one character
 (its owner) and has a label (`personality`, `relationships`, `current_state` or a custom

@@ -35,7 +35,7 @@ from curator.store.world import World
 
 Section = Literal["persona", "identity", "ability", "block", "state", "immediate", "present", "core",
                   "memory", "passage", "short_term", "goal"]
-# Seed 000's assembly order: role, identity, abilities, (blocks), current state, memories and
+# The evolution system's assembly order: role, identity, abilities, (blocks), current state, memories and
 # the relationships of those present, goals last.
 _ORDER: list[Section] = ["persona", "identity", "ability", "block", "state", "immediate", "present", "core",
                          "memory", "passage", "short_term", "goal"]

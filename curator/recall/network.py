@@ -1,4 +1,4 @@
-"""The memory network (seed 003): each memory's appraisal, and links between a character's memories.
+"""The memory network: each memory's appraisal, and links between a character's memories.
 
 A new memory is linked to the memories its owner has in mind at that moment: the recent and
 core memories about itself and about each character the turn involves (the pipeline has

@@ -1,4 +1,4 @@
-"""Archival passages (seed 002): a character's long-term, searchable text (lore, past episodes).
+"""Archival passages: a character's long-term, searchable text (lore, past episodes).
 
 This module owns the `passages` table and searches its full-text index `passage_fts`, which
 triggers keep in step (migration m004). A passage belongs to one character, holds 1-20,000

@@ -15,7 +15,7 @@ the self, and the newest memories. Each candidate gets a score from normalised p
 - recency: halves every `recency_half_life_hours` of game time since last recalled.
 - strength: faded strength at the world clock (fading.py); core memories do not fade.
 
-`refresh` is the other half of seed 000's recall: what was used gets stronger.
+`refresh` is the other half of the evolution system's recall: what was used gets stronger.
 """
 
 from __future__ import annotations
@@ -363,7 +363,7 @@ def _follow_links(world: World, relevance: dict[int, float], facts: dict[int, Fa
 
 
 def refresh_recalled(world: World, recalled: list[Memory], now: datetime) -> None:
-    """Seed 000's recall refresh for each memory used: strength +0.15 (from its faded
+    """The evolution system's recall refresh for each memory used: strength +0.15 (from its faded
     strength), recall count +1, last recalled now; archived memories are refreshed where
     they lie. Call inside a transaction."""
     for memory in recalled:

@@ -1,6 +1,6 @@
 """Migrations: the world database's schema, one numbered function per change (sqlite-utils Migrations).
 
-Never edit a migration that has shipped; add the next one. `store.open_world` backs the
+Never edit a migration that has shipped; add the next one. `curator.store.opening.open_world` backs the
 file up before applying any migration to a world that already has data.
 """
 
@@ -121,7 +121,7 @@ def m004_recall(db: Database) -> None:
         delete from summary_fts where rowid = old.rowid;
     end;
 
-    -- Seed 002: labelled blocks always in a character's prompt. A shared block has one
+    -- The core memory blocks design: labelled blocks always in a character's prompt. A shared block has one
     -- owner and is attached to others through block_links; deleting the owner deletes it.
     create table blocks (
         id integer primary key,
@@ -143,7 +143,7 @@ def m004_recall(db: Database) -> None:
     );
     create index block_links_character on block_links (character);
 
-    -- Seed 002: archival passages, searchable text with tags (lore, past episodes).
+    -- The core memory blocks design: archival passages, searchable text with tags (lore, past episodes).
     create table passages (
         id integer primary key,
         owner text not null references characters(id) on delete cascade,
@@ -176,7 +176,7 @@ def m004_recall(db: Database) -> None:
 
 @migrations()
 def m005_evolution(db: Database) -> None:
-    """Evolution (seed 000): attributes and their change log, trust and rapport, personality
+    """Evolution: attributes and their change log, trust and rapport, personality
     snapshots, each character's high-water mark, and the evolution reports."""
     conn = db.conn
     _run_script(conn, """
@@ -238,7 +238,7 @@ def m005_evolution(db: Database) -> None:
 
 @migrations()
 def m006_appraisal(db: Database) -> None:
-    """Appraisal (seed 003): each memory's priority per lens, and the links between a
+    """Appraisal: each memory's priority per lens, and the links between a
     character's memories (the memory network recall follows one hop)."""
     _run_script(db.conn, """
     -- One row per memory: the lenses as JSON ({"moral": [0.7, "a theft: 'stole'"], …}). A
@@ -292,7 +292,7 @@ def m007_quiet_fts_triggers(db: Database) -> None:
 
 @migrations()
 def m008_goals_and_practice(db: Database) -> None:
-    """Seed 000's goals and abilities layers: the goals a game sets for a character (with
+    """The evolution system's goals and abilities layers: the goals a game sets for a character (with
     every change of progress logged) and the tally of what each character has tried and
     how it went, by skill."""
     _run_script(db.conn, """

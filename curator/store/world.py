@@ -1,10 +1,10 @@
 """The world store: one SQLite file per world, spoken to in the domain's words.
 
-It owns the connection (WAL, a busy timeout, foreign keys), migrations with a backup
-first, the per-turn transaction (`BEGIN IMMEDIATE`, so two processes serialise instead of
+It owns the per-turn transaction (`BEGIN IMMEDIATE`, so two processes serialise instead of
 losing turns), and reads and writes of characters, relationships, memories, the archive
 and the turn log. It knows nothing of prompts or decisions. The hot path uses plain SQL on
-sqlite-utils' connection for speed; schema and migrations go through sqlite-utils.
+sqlite-utils' connection for speed. Opening a file (pragmas, migrations with a backup first)
+is opening.py's.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
@@ -29,8 +28,7 @@ from curator.domain.models import (
     normalize_character_id,
     trusted,
 )
-from curator.store.checkpoint import WRITER_AUTOCHECKPOINT, Checkpointer
-from curator.store.migrations import migrations
+from curator.store.checkpoint import Checkpointer
 from curator.store.rows import MEMORY_FIELDS, SELECT_MEMORY, archived_from_row, memory_from_row, memory_row
 
 # The live row as it is, but for its strength and tier as the caller has them now (faded).
@@ -42,48 +40,9 @@ _GONE = ("(not exists (select 1 from memories where id = {column}) "
 _dt = datetime.fromisoformat
 
 
-def _is_locked(error: sqlite3.OperationalError) -> bool:
+def is_locked(error: sqlite3.OperationalError) -> bool:
     text = str(error).lower()
     return "locked" in text or "busy" in text
-
-
-def open_world(path: str | Path, *, busy_timeout_ms: int = 5_000) -> World:
-    """Open (creating if needed) a world file and bring its schema up to date."""
-    memory = str(path) == ":memory:"
-    if not memory:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    try:
-        conn = sqlite3.connect(str(path), isolation_level=None, timeout=busy_timeout_ms / 1000,
-                               check_same_thread=False)
-        conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
-        if not memory:
-            conn.execute("pragma journal_mode = wal")
-            conn.execute(f"pragma wal_autocheckpoint = {WRITER_AUTOCHECKPOINT}")  # checkpoint.py
-        conn.execute("pragma synchronous = normal")
-        conn.execute("pragma foreign_keys = on")
-        db = Database(conn)
-        pending = migrations.pending(db)
-        if pending:
-            if not memory and db.table_names():
-                _backup(conn, Path(path), pending[0].name)
-            migrations.apply(db)
-    except sqlite3.OperationalError as error:
-        if _is_locked(error):
-            raise WorldLocked(f"world {path} is locked by another process") from error
-        raise
-    except sqlite3.DatabaseError as error:
-        raise WorldFormatError(f"{path} is not a curator world: {error}") from error
-    checkpointer = None if memory else Checkpointer(str(path), busy_timeout_ms=busy_timeout_ms)
-    return World(db, str(path), checkpointer)
-
-
-def _backup(conn: sqlite3.Connection, path: Path, first_pending: str) -> Path:
-    """Seed 001: back up before major updates. The copy sits beside the world file."""
-    target = path.with_name(f"{path.name}.bak-before-{first_pending}")
-    with sqlite3.connect(str(target)) as copy:
-        conn.backup(copy)
-    copy.close()
-    return target
 
 
 class World:
@@ -107,7 +66,7 @@ class World:
         try:
             self.conn.execute("begin immediate")
         except sqlite3.OperationalError as error:
-            if _is_locked(error):
+            if is_locked(error):
                 raise WorldLocked(f"world {self.path} stayed locked by another writer") from error
             raise
         try:
@@ -122,7 +81,7 @@ class World:
             self.conn.execute("commit")
         except sqlite3.OperationalError as error:
             self.conn.execute("rollback")
-            if _is_locked(error):
+            if is_locked(error):
                 raise WorldLocked(f"world {self.path} was locked at commit") from error
             raise
         if self.checkpointer is not None:

@@ -1,4 +1,4 @@
-"""Appraisal (seed 003): each memory a turn drafts, judged through several lenses at once.
+"""Appraisal: each memory a turn drafts, judged through several lenses at once.
 
 This module owns the step `appraise`: what it is told (`AppraiseInput`), what it answers
 (`Appraisal`: per drafted memory, per lens, a priority 0..1 and a short justification),
@@ -7,14 +7,14 @@ character's lens weights are found, and how the priorities combine into importan
 retention decision. The pipeline (pipeline.py) asks it; the memory network (network.py)
 stores what it said.
 
-Retention, as seed 003's `should_retain`: a draft is kept when its importance reaches the
+Retention, as the appraisal design's `should_retain`: a draft is kept when its importance reaches the
 overall threshold, or any lens reaches its own threshold, or it is strongly linked to a
 memory its owner already holds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -24,9 +24,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 from curator.domain import lexicon as lx
 from curator.domain.config import AppraisalConfig
 from curator.domain.models import Gap, MemoryKind, Turn, display_name, trusted
-from curator.evolution.attributes import stored_attributes
 from curator.model.decision import DecisionModel, ModelText, decision_context
-from curator.store.world import World
 from curator.turn.decisions import MAX_MEMORIES_PER_TURN, MemoryDraft
 from curator.turn.reading import Reading, read_turn
 
@@ -109,86 +107,6 @@ def lens_views(config: AppraisalConfig) -> list[LensView]:
 
 # -- a character's weights -----------------------------------------------------------------
 
-# Which attribute (seed 000) turns which lens up; a negative sign turns it down.
-ATTRIBUTE_LENSES: dict[str, tuple[str, float]] = {
-    "caution": ("danger", 1.0), "collaboration": ("social", 1.0),
-    "thoroughness": ("practical", 1.0), "resilience": ("emotional", -1.0)}
-
-
-def weights_from_attributes(attributes: Mapping[str, float]) -> dict[str, float]:
-    """Lens multipliers from attributes on 0..1: 0.5 (the start) leaves a lens as it is, 1.0
-    makes it count 1.5 times, 0.0 half as much (the other way round for a negative sign)."""
-    out: dict[str, float] = {}
-    for attribute, (lens, sign) in ATTRIBUTE_LENSES.items():
-        if attribute in attributes:
-            out[lens] = round(1.0 + sign * (float(attributes[attribute]) - 0.5), 4)
-    return out
-
-
-def lens_weights(world: World, character: str, config: AppraisalConfig) -> dict[str, float]:
-    """The character's weight per lens (seed 003: weighted per character's personality): the
-    world's weights (1.0 unless configured), times what its attributes say once evolution
-    cycles have moved them (`weights_from_attributes`: a cautious character weighs danger
-    more), unless the game set the character's own weights (`character_weights`), which stand
-    as given."""
-    weights = config.weights_for(character)
-    own = config.character_weights.get(character, {})
-    for lens, factor in weights_from_attributes(stored_attributes(world, character)).items():
-        if lens in weights and lens not in own:
-            weights[lens] = round(max(0.0, weights[lens] * factor), 4)
-    return weights
-
-
-# -- combination and retention -------------------------------------------------------------
-
-def combine(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:
-    """Seed 003's `calculate_priority`: the lens priorities' mean, weighted by the character."""
-    total = sum(weights.get(name, 1.0) for name in scores)
-    if total <= 0.0:
-        return round(sum(scores.values()) / len(scores), 4) if scores else 0.0
-    return round(sum(p * weights.get(name, 1.0) for name, p in scores.items()) / total, 4)
-
-
-@dataclass(frozen=True)
-class Retention:
-    """Whether a draft is kept, the importance it is kept with, and which path kept it:
-    "formation" (its own importance reached the threshold, as before appraisal), "overall"
-    (the combined priority lifted it over), a lens name, or "link"."""
-
-    keep: bool
-    importance: float
-    by: str | None = None
-    reason: str | None = None
-
-
-def retain(draft_importance: float, threshold: float, scores: Mapping[str, float],
-           lens_thresholds: Mapping[str, float], combined: float,
-           link: Callable[[], tuple[float, str | None]], link_threshold: float) -> Retention:
-    """Seed 003's `should_retain`. The importance is the draft's, lifted to the combined
-    priority when that is higher: the interpretation's significance is the scale the
-    formation, core and reconcile thresholds were set on, and a mean over lenses is lower
-    than it for most memories, so ordinary memories keep their importance; a memory that
-    matters in several ways at once is lifted. `link` is asked only when nothing else kept
-    the draft (it costs a query) and returns the strongest link and the memory it goes to."""
-    importance = draft_importance if draft_importance >= combined else combined  # as given: no rounding
-    if draft_importance >= threshold:
-        return Retention(True, importance, "formation")
-    if importance >= threshold:
-        return Retention(True, importance, "overall", f"kept: overall {combined:.2f} ≥ {threshold:.2f}")
-    over = [(p - lens_thresholds[n], n) for n, p in scores.items() if n in lens_thresholds
-            and p >= lens_thresholds[n]]
-    if over:
-        _, name = max(over)
-        return Retention(True, importance, name,
-                         f"kept: {name} {scores[name]:.2f} ≥ {lens_thresholds[name]:.2f}")
-    strength, other = link()
-    if other is not None and strength >= link_threshold:
-        return Retention(True, importance, "link",
-                         f"kept: link {strength:.2f} ≥ {link_threshold:.2f} to {other}")
-    return Retention(False, importance)
-
-
-# -- the fallback ----------------------------------------------------------------------------
 
 def _found(words: list[str], stems: frozenset[str], exact: frozenset[str] = frozenset()) -> list[str]:
     """The words of `words` (in order, once each) that match the stems or exact words."""

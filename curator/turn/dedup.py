@@ -1,4 +1,4 @@
-"""Is a new memory a repeat of one its owner already holds? Seed 000: a duplicate event
+"""Is a new memory a repeat of one its owner already holds? The evolution system: a duplicate event
 reinforces the memory it repeats instead of forming another.
 
 A draft repeats a recent memory of the same thread (owner and subject) when it is

@@ -2,7 +2,7 @@
 
 Each function takes a step's input (`inputs.py`) and returns the same pydantic decision a
 model would (`decisions.py`). `interpret` reads the turn (`reading.py`), scores its
-significance in the spirit of seed 000's `_calculate_significance`, picks kind, valence
+significance in the spirit of the evolution system's `_calculate_significance`, picks kind, valence
 and a feeling word, and phrases the memory in the perceiver's voice (`narration.py`).
 """
 
@@ -48,7 +48,7 @@ def _similar_failures(recent_self: list[MemoryView], turn: Turn) -> int:
 
 
 def significance(inp: InterpretInput, reading: Reading) -> float:
-    """How memorable this turn is for this perceiver, 0..1 (seed 000, for game turns)."""
+    """How memorable this turn is for this perceiver, 0..1 (the evolution system, for game turns)."""
     turn = inp.turn
     if turn.outcome is not None and turn.outcome.importance is not None:
         return turn.outcome.importance

@@ -10,22 +10,21 @@ older memory out of the recent window.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
 from curator.domain.config import CuratorConfig
 from curator.domain.fading import faded_strength
-from curator.domain.models import Intent, Memory, Relationship, Tier, Turn, iso, trusted
-from curator.domain.results import ChangeSet, MemoryChange, SkippedDraft, SummaryChange
+from curator.domain.models import Memory, Tier, Turn, iso, trusted
+from curator.domain.results import ChangeSet, SkippedDraft, SummaryChange
 from curator.evolution import practice
 from curator.model.decision import MemoryView
 from curator.model.steps import Decider
 from curator.recall import network
 from curator.store.world import World
 from curator.turn import appraisal, dedup, fallback, steps
-from curator.turn.appraisal import AppraiseInput, MemoryAppraisal, lens_views, lens_weights
+from curator.turn.appraisal import AppraiseInput, MemoryAppraisal, lens_views
 from curator.turn.decisions import MemoryDraft
 from curator.turn.inputs import (
     ConsolidateInput,
@@ -35,18 +34,9 @@ from curator.turn.inputs import (
     ReconcileInput,
     RelationView,
 )
+from curator.turn.lenses import combine, lens_weights, retain
 from curator.turn.narration import summary_tone
-
-
-@dataclass
-class Thread:
-    """One line of memory: an owner's memories about one subject (or about itself)."""
-
-    owner: str
-    subject: str | None
-    recent: list[Memory]
-    core: list[Memory]
-    rel: Relationship | None = None
+from curator.turn.threads import Thread, clamp, memory_change, memory_id, unseen_intent
 
 
 @dataclass
@@ -123,7 +113,7 @@ class Curation:
         """The turn as observers see it, made once: every observer then shares one reading
         of it (reading.read_turn keeps the last turn object's)."""
         if self._observed is None or self._observed[0] is not turn:
-            self._observed = (turn, turn.model_copy(update={"intent": _unseen_intent()}))
+            self._observed = (turn, turn.model_copy(update={"intent": unseen_intent()}))
         return self._observed[1]
 
     def perceive(self, turn: Turn, perceiver: str, role: Literal["actor", "observer"]) -> None:
@@ -171,15 +161,15 @@ class Curation:
             base = rel.overall_bond + (rel.current_sentiment - rel.overall_bond) * 0.8
             if abs(shift) >= 0.5 and shift * rel.current_sentiment < 0:
                 base = rel.overall_bond
-            rel.current_sentiment = _clamp(base + shift)
-            rel.overall_bond = _clamp(rel.overall_bond + 0.1 * feeling.sentiment_shift)
+            rel.current_sentiment = clamp(base + shift)
+            rel.overall_bond = clamp(rel.overall_bond + 0.1 * feeling.sentiment_shift)
         for thread in threads.values():
             assert thread.rel is not None
             self.world.save_relationship(thread.rel)
 
     def appraise(self, perceiver: str, role: Literal["actor", "observer"], seen: Turn,
                  drafts: list[MemoryDraft]) -> list[MemoryAppraisal]:
-        """Seed 003: every draft through every lens, in one decision for the perceiver. The
+        """The appraisal design: every draft through every lens, in one decision for the perceiver. The
         model is asked only when `appraisal.model` is on; otherwise the fallback answers here,
         outside the decider, so a world with a model makes no extra call and records no extra
         step for it (the recorded fixture sets replay unchanged)."""
@@ -205,7 +195,7 @@ class Curation:
                  judged: MemoryAppraisal) -> None:
         """Form the drafted memory, or reinforce the one it repeats; then review what follows.
 
-        The appraisal decides whether it is kept (appraisal.retain: its importance, any lens
+        The appraisal decides whether it is kept (lenses.py: its importance, any lens
         over its own threshold, or a strong link to a memory already held) and can lift its
         importance; a memory kept by a lens or a link says so in its change's reason."""
         config = self.config.appraisal
@@ -222,8 +212,8 @@ class Curation:
                                     floor=config.link_floor, limit=config.max_links)
             return (found[0].strength, found[0].other_id) if found else (0.0, None)
 
-        kept = appraisal.retain(draft.importance, threshold, scores, self._lens_thresholds,
-                                appraisal.combine(scores, self.weights(thread.owner)), strongest,
+        kept = retain(draft.importance, threshold, scores, self._lens_thresholds,
+                                combine(scores, self.weights(thread.owner)), strongest,
                                 config.link_threshold)
         if not kept.keep:
             self.changes.skipped.append(SkippedDraft(owner=thread.owner, subject=draft.subject,
@@ -242,7 +232,7 @@ class Curation:
             self.changes.reinforced.append(memory_change(repeat, "a repeat of this memory"))
             return
         memory = trusted(Memory, {  # a draft's fields were validated; in the model's order
-            "id": _memory_id(turn.id, thread.owner, index), "owner": thread.owner, "subject": draft.subject,
+            "id": memory_id(turn.id, thread.owner, index), "owner": thread.owner, "subject": draft.subject,
             "content": draft.content, "kind": draft.kind, "emotional_impact": draft.emotional_impact,
             "valence": draft.valence, "importance": kept.importance, "tier": Tier.RECENT, "strength": 1.0,
             "recall_count": 0, "last_recalled": turn.world_time, "created_at": turn.world_time,
@@ -309,7 +299,7 @@ class Curation:
         return True
 
     def overflow(self, thread: Thread, now: datetime) -> None:
-        """Seed 001: the 11th recent memory pushes the oldest out, through a fade review."""
+        """The 11th recent memory pushes the oldest out of the window, through a fade review."""
         while len(thread.recent) > self.config.recent_limit:
             oldest = thread.recent.pop(0)
             inputs = FadeReviewInput(
@@ -346,7 +336,7 @@ class Curation:
         decision, record = self.decider.decide(steps.RECONCILE, inputs, character=thread.owner)
         self.changes.steps.append(record)
         rel.long_term_summary = decision.summary
-        rel.overall_bond = _clamp(rel.overall_bond + decision.bond_shift)
+        rel.overall_bond = clamp(rel.overall_bond + decision.bond_shift)
         change = SummaryChange(owner=thread.owner, other=rel.other, summary=decision.summary,
                                step="reconcile", reason=decision.reason)
         self.changes.summaries_revised.append(change)
@@ -383,7 +373,7 @@ class Curation:
         decision, record = self.decider.decide(steps.CONSOLIDATE, inputs, character=owner)
         self.changes.steps.append(record)
         rel.long_term_summary = decision.summary
-        rel.overall_bond = _clamp(rel.overall_bond + decision.bond_shift)
+        rel.overall_bond = clamp(rel.overall_bond + decision.bond_shift)
         self.changes.summaries_revised.append(SummaryChange(
             owner=owner, other=other, summary=decision.summary, step="consolidate",
             reason=decision.reason))
@@ -395,23 +385,3 @@ class Curation:
             self.world.archive_memory(memory, reason="consolidated", at=now)
             thread.recent.remove(memory)
         self.world.save_relationship(rel)
-
-
-def _unseen_intent() -> Intent:
-    # An observer sees what happened, never what the actor meant or thought.
-    return Intent(thought="", action="(unknown to you)")
-
-
-def _memory_id(turn_id: str, owner: str, index: int) -> str:
-    # Deterministic, so replaying a transcript after a crash yields the same world.
-    return "m_" + hashlib.sha1(f"{turn_id}\x1f{owner}\x1f{index}".encode()).hexdigest()[:16]
-
-
-def _clamp(value: float, low: float = -1.0, high: float = 1.0) -> float:
-    return max(low, min(high, value))
-
-
-def memory_change(memory: Memory, reason: str | None = None) -> MemoryChange:
-    return MemoryChange(memory_id=memory.id, owner=memory.owner, subject=memory.subject,
-                        kind=memory.kind.value, content=memory.content, importance=memory.importance,
-                        strength=round(memory.strength, 4), reason=reason)

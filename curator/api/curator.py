@@ -265,7 +265,7 @@ class Curator(WorldReads):
         return curation.changes
 
     def evolve(self, world_time: datetime | str | None = None) -> EvolutionReport:
-        """The evolution system's evolution cycle at `world_time` (default: the world clock), in one
+        """An evolution cycle at `world_time` (default: the world clock), in one
         transaction: fade memories, drift attributes, trust and rapport with what each
         character lived through since its last cycle, take personality snapshots, detect
         drift, refresh identity narratives (a model's, else the fallback's) and store a

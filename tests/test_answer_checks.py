@@ -111,7 +111,7 @@ def test_garbage_is_refused_with_what_to_write_instead(field: str, text: str, pr
 
 @pytest.mark.parametrize("text", [
     SUMMARY,  # the old summary is game text: keeping what still holds is the point
-    "Wolf is complicated: selfish mostly, but capable of surprising loyalty.",  # the seed's own words
+    "Wolf is complicated: selfish mostly, but capable of surprising loyalty.",  # the design's own example
     "Wolf is territorial and often annoying, but he dragged me out of the river. I owe him my life.",
     "What happened at the river changed how I see Wolf.",
     "I do not know what to think of Wolf any more.",

@@ -1,4 +1,4 @@
-"""Appraisal (seed 003): lenses from the fallback, their combination and each retention path,
+"""Appraisal: lenses from the fallback, their combination and each retention path,
 the model's answer held to the domain rules (and told what was wrong), the model asked only
 when the world says so, the memory network (links by text and by subject), recall's one hop
 along it, and `curator show --links`."""

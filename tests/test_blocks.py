@@ -1,4 +1,4 @@
-"""Core memory blocks (seed 002): the size limit on every write, labels, shared blocks, and
+"""Core memory blocks: the size limit on every write, labels, shared blocks, and
 what deleting a block, its owner or one of its consumers leaves behind."""
 
 from __future__ import annotations

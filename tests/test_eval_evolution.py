@@ -41,7 +41,7 @@ def _turns() -> list[dict[str, Any]]:
 
 def _case(tmp_path: Path, checks: list[dict[str, Any]], name: str = "evo") -> Path:
     # attributes start just under 0.7: a few failures tip caution over it (risk_tolerance conservative)
-    doc = {"name": name, "about": "seed 000: evolution in a case", "seeds": ["000"],
+    doc = {"name": name, "about": "evolution in a case", "seeds": ["000"],
            "config": {"evolution": {"start": 0.69}}, "turns": _turns(),
            "actions": [{"after": "k3", "evolve": {"world_time": "2025-03-09T00:00:00Z"}},
                        {"after": "end", "evolve": {}}],

@@ -1,4 +1,4 @@
-"""Evolution (seed 000): attributes that drift with experience, trust and rapport, personality
+"""Evolution: attributes that drift with experience, trust and rapport, personality
 snapshots, drift with reasons, the identity narrative, the cycle's report, the context's
 identity layer, and "week 1 vs week 8"."""
 
@@ -114,7 +114,7 @@ def evolved() -> Iterator[tuple[Curator, dict[int, Any]]]:
         yield world, contexts
 
 
-# -- the derivation rules (seed 000's compute_personality_snapshot) ---------------------------
+# -- the derivation rules (a personality snapshot from attributes, trust and memories) ---------
 
 @pytest.mark.parametrize(("attrs", "rapport", "trust", "failures", "lessons", "expected"), [
     ({}, 0.5, 0.5, 0, 0, {"work_style": "balanced", "risk_tolerance": "balanced",

@@ -118,7 +118,7 @@ def test_repeated_failure_becomes_a_lesson(curator, make_turn: TurnFactory) -> N
     second = curator.observe(make_turn("You slip off the wet rocks again and the trout escapes.",
                                        action="Swipe for a trout from the rocks"))
     assert [m.kind for m in first.formed] == ["failure"]
-    # The repeat reinforces the memory of the failure (seed 000), which becomes the lesson.
+    # The repeat reinforces the memory of the failure instead of duplicating it; it becomes the lesson.
     assert not second.formed and [m.kind for m in second.reinforced] == ["lesson_learned"]
     assert second.reinforced[0].memory_id == first.formed[0].memory_id
     assert second.reinforced[0].importance > first.formed[0].importance

@@ -172,7 +172,7 @@ def test_a_danger_from_which_your_life_was_saved_was_mortal(make_turn: TurnFacto
     assert read_turn(Turn.model_validate(turn)).actor_lethal
     own = [m for m in interpret(_inputs(turn)).memories if m.subject is None]
     assert own[0].kind is MemoryKind.DANGER and own[0].content.startswith("My life was in danger")
-    assert own[0].importance >= 0.9  # reaches core review (seed 001: life-threatening is core)
+    assert own[0].importance >= 0.9  # reaches core review: a life-threatening event is core
 
 
 def test_a_life_saved_without_a_danger_in_the_text_is_a_figure_of_speech(make_turn: TurnFactory) -> None:

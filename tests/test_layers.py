@@ -1,4 +1,4 @@
-"""Seed 000's full prompt assembly: goals, abilities (practice) and state (mood) as context
+"""The full prompt assembly: goals, abilities (practice) and state (mood) as context
 layers beside persona, identity, blocks, present, memories; the goal review in a cycle's
 report; the `goal` and `abilities` commands."""
 

@@ -1,4 +1,4 @@
-"""Archival passages (seed 002): storing with tags, listing newest first, keyword search that
+"""Archival passages: storing with tags, listing newest first, keyword search that
 ranks with bm25 and survives any text a user types, and deleting only one's own."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The turn flow (seed 001) and the memory rules of seed 000, through the public API."""
+"""The turn flow (immediate, recent, summary, core) and the memory rules (formation, dedup,
+fading), through the public API."""
 
 from __future__ import annotations
 

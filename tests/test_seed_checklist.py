@@ -1,4 +1,4 @@
-"""Seed 000's testing checklist, item by item: where each is tested, and the items no other
+"""The evolution system's testing checklist, item by item: where each is tested, and the items no other
 file covers (relevance by domain, the memory count over a long session)."""
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ def test_20_the_near_duplicate_reinforces(story) -> None:
 def test_21_22_repeated_failure_teaches_and_the_salmon_is_a_triumph(story) -> None:
     (first,) = story["results"]["t006"].formed
     assert first.kind == "failure" and story["results"]["t007"].formed == []
-    # The second slip on the rocks reinforces the first (seed 000), which becomes a lesson.
+    # The second slip on the rocks reinforces the first instead of duplicating it; it becomes a lesson.
     (again,) = story["results"]["t007"].reinforced
     assert again.memory_id == first.memory_id and again.kind == "lesson_learned"
     (salmon,) = story["results"]["t031"].formed

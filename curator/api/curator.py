@@ -231,7 +231,7 @@ class Curator(WorldReads):
             log_calls(world, [a.call for a in answers if a.call is not None])
 
     def end_episode(self, character: str, with_: str | None = None) -> ChangeSet:
-        """Seed 001 'after contracts end': fold recent memories into summaries, consider core."""
+        """When an episode ends: fold recent memories into summaries, consider core."""
         owner = self._known(character)
         only = with_.strip().casefold() if with_ is not None else None
         if only is not None:

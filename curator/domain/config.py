@@ -47,8 +47,8 @@ class RecallWeights(BaseModel):
     core: float = Field(default=0.3, ge=0.0, le=10.0, description="bonus for core memories")
     present: float = Field(default=0.3, ge=0.0, le=10.0,
                            description="bonus for memories about characters in the scene")
-    # Seed 000 ranks a domain match (+0.4) over an intent match (+0.2): a memory of the task's
-    # domain (`domain=`) counts as much as a memory whose words match the situation best.
+    # A domain match outranks an intent match (the evolution system weighs them +0.4 and +0.2): a memory
+    # of the task's domain (`domain=`) counts as much as a memory whose words match the situation best.
     domain: float = Field(default=1.0, ge=0.0, le=10.0,
                           description="bonus for memories of the task's domain (when one is given)")
 

@@ -1,6 +1,6 @@
 """Mood (the evolution system's current-state layer): how a character feels now, from what it just lived.
 
-Seed 000 reads mood from a needs model curator does not have (energy, focus); what curator
+That layer was designed around a needs model (energy, focus) that curator does not have; what curator
 does have is the character's newest memories. Their valence, weighed by importance and by
 how recent they are within `RecallConfig.mood_hours` of world time, gives one number and a
 word for it, with how many things went well and badly; a danger in the newest quarter of

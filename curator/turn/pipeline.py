@@ -361,8 +361,8 @@ class Curation:
             reason="a significant memory shapes a first impression"))
 
     def end_episode(self, owner: str, other: str, now: datetime) -> None:
-        """Seed 001 'after contracts end': fold the recent memories about `other` into the
-        summary, make the chosen ones core, archive all but the last few as consolidated."""
+        """When an episode ends: fold the recent memories about `other` into the summary,
+        make the chosen ones core, archive all but the last few as consolidated."""
         thread = self.relationship_thread(owner, other, now)
         rel = thread.rel
         if rel is None or not thread.recent:

@@ -74,9 +74,12 @@ def _print_totals(report: RunReport) -> None:
     t = report.totals
     fallbacks = ", ".join(f"{n} ({reason})" for reason, n in sorted(t.fallbacks_by_reason.items())) or "none"
     cost = f", cost ${t.cost:.4f}" if t.cost is not None else ""
+    s, share = report.steps, report.steps.model_share
+    steps = f"steps: {s.model} by the model, {s.fallback} by the fallback" + (
+        f" ({100 * share:.1f}% model)" if share is not None else "")
     click.echo(f"Totals ({report.mode}): {t.cases_ok}/{t.cases} cases, {t.passed}/{t.checks} expectations "
                f"passed ({100 * t.pass_rate:.1f}%); model calls {t.model_calls}, tokens "
-               f"{t.prompt_tokens}+{t.completion_tokens}{cost}; fallbacks: {fallbacks}; "
+               f"{t.prompt_tokens}+{t.completion_tokens}{cost}; {steps}; fallbacks: {fallbacks}; "
                f"{t.wall_seconds:.2f}s")
 
 

@@ -3,8 +3,8 @@
 A run is the JSON that `curator eval run --json` prints (or `report.json` from `--report`).
 Expectations are matched by case name and check index, so editing a case's checks shows as
 flips, never as silence: a check present on one side only is listed as added or removed.
-The figures compared are the pass rate, the model calls, tokens, cost, fallbacks by reason
-and wall time, in total and per case.
+The figures compared are the pass rate, the model calls, tokens, cost, fallbacks by reason,
+wall time and the model's share of the steps, in total and per case.
 
 `below_baseline(run, baseline)` is what CI uses: the cases whose passed count fell below
 the one recorded in `evals/baseline.json` for the same mode.
@@ -69,7 +69,8 @@ def diff_runs(a: RunReport, b: RunReport) -> RunDiff:
     reasons = sorted(set(ta.fallbacks_by_reason) | set(tb.fallbacks_by_reason))
     out = RunDiff(modes=(a.mode, b.mode), pass_rate=(ta.pass_rate, tb.pass_rate),
                   passed=(ta.passed, tb.passed), checks=(ta.checks, tb.checks),
-                  figures={f: (getattr(ta, f), getattr(tb, f)) for f in FIGURES},
+                  figures={f: (getattr(ta, f), getattr(tb, f)) for f in FIGURES}
+                  | {"model_share": (a.steps.model_share, b.steps.model_share)},
                   fallbacks_by_reason={r: (ta.fallbacks_by_reason.get(r, 0), tb.fallbacks_by_reason.get(r, 0))
                                        for r in reasons},
                   only_in_a=sorted(set(cases_a) - set(cases_b)),
@@ -80,7 +81,8 @@ def diff_runs(a: RunReport, b: RunReport) -> RunDiff:
         out.cases.append(CaseDelta(
             case=name, passed=(before.passed, after.passed),
             checks=(before.passed + before.failed, after.passed + after.failed),
-            figures={f: (getattr(before.metrics, f), getattr(after.metrics, f)) for f in FIGURES}))
+            figures={f: (getattr(before.metrics, f), getattr(after.metrics, f)) for f in FIGURES}
+            | {"model_share": (before.steps.model_share, after.steps.model_share)}))
     return out
 
 

@@ -1,8 +1,9 @@
 """The eval report: one self-contained HTML page (and the JSON behind it) for a run.
 
 `write_report(report, directory)` writes `report.json` (the `RunReport`, series included)
-and `index.html` from `curator/templates/eval_report.html.j2`: the totals, then per case its
-expectations with their reasons, its figures, and plots where people would rather look
+and `index.html` from `curator/templates/eval_report.html.j2`: the totals and how many steps a
+model and the fallback decided, then per case its expectations with their reasons, its figures
+(its steps by a model and by the fallback among them), and plots where people would rather look
 than read: sentiment and bond over the turns per relationship, memories per tier over the
 turns, the strength of memories over game time, which steps a model or a fallback
 decided and, after `evolve` actions, attributes over the turns (small multiples per character)
@@ -22,7 +23,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from curator.evals.runner import CaseResult, RunReport, Series
+from curator.evals.runner import CaseResult, RunReport, Series, StepCounts
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_LINES = 8  # relationships or characters per plot: more lines make a plot unreadable
@@ -49,7 +50,14 @@ def render_report(report: RunReport) -> str:
                       autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
     return env.get_template("eval_report.html.j2").render(
         report=report, totals=report.totals, cases=cases, plots_available=plotting is not None,
-        anchor=case_anchor)
+        anchor=case_anchor, steps_line=steps_line)
+
+
+def steps_line(steps: StepCounts) -> str:
+    """`N by a model, M by the fallback (P% model)`; no share when no step ran."""
+    share = steps.model_share
+    return (f"{steps.model} by a model, {steps.fallback} by the fallback"
+            + (f" ({100 * share:.1f}% model)" if share is not None else ""))
 
 
 def _pyplot() -> Any | None:

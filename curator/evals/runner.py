@@ -1,21 +1,21 @@
 """The eval runner: play one case into a fresh world, check its expectations where they stand,
 and collect the figures of the run.
 
-`run_case(case, factory)` asks `factory(case.config)` for a fresh `Curator` (the mode lives in
-the factory; `run_cases` gets one per case from a `CaseMode`, see modes.py), runs the
-case's `start` actions, then each turn followed by the actions and checks at that turn, then
-the `end` actions and checks. It returns a `CaseResult`: each check's verdict, metrics
-(model calls, tokens, cost from the call log; steps and fallbacks by reason from the turns'
-`StepRecord`s; wall time) and, for the report, per-point series: sentiment and bond per
-relationship (and trust, which evolution cycles move), memories per tier per character, the
-strength of each live memory over game time, which steps a model or a fallback decided, the
-attributes of each character a cycle has moved and the drifts `evolve` actions found.
+`run_case(case, factory)` asks `factory(case.config)` for a fresh `Curator` (the mode lives in the
+factory; `run_cases` gets one per case from a `CaseMode`, see modes.py), runs the case's `start`
+actions, then each turn followed by the actions and checks at that turn, then the `end` actions and
+checks. It returns a `CaseResult`: each check's verdict, metrics (model calls, tokens, cost from the
+call log; steps and fallbacks by reason from the turns' `StepRecord`s; wall time), the steps a model and
+the fallback decided (`steps`; over the run, `RunReport.steps`) and, for the report, per-point series:
+sentiment and bond per relationship (and trust, which evolution cycles move), memories per tier per
+character, the strength of each live memory over game time, which steps a model or a fallback decided,
+the attributes of each character a cycle has moved and the drifts `evolve` actions found.
 """
 
 from __future__ import annotations
 
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Protocol
@@ -58,6 +58,18 @@ class Metrics(BaseModel):
     completion_tokens: int = 0
     cost: float | None = None
     wall_seconds: float = 0.0
+
+
+class StepCounts(BaseModel):
+    """How many steps a model decided and how many its fallback (runs saved before: 0 and 0)."""
+
+    model: int = 0
+    fallback: int = 0
+
+    @property
+    def model_share(self) -> float | None:
+        """The model's share of the steps, 0 to 1 (None when no step ran)."""
+        return round(self.model / (self.model + self.fallback), 4) if self.model + self.fallback else None
 
 
 class RelationshipSeries(BaseModel):
@@ -126,6 +138,7 @@ class CaseResult(BaseModel):
     error: str | None = None  # the run stopped early (the checks after it count as failed)
     checks: list[CheckResult]
     metrics: Metrics
+    steps: StepCounts = Field(default_factory=StepCounts)
     series: Series | None = None
 
 
@@ -149,6 +162,7 @@ class RunReport(BaseModel):
     model: str | None = None
     cases: list[CaseResult]
     totals: Totals
+    steps: StepCounts = Field(default_factory=StepCounts)  # over every case run
     not_recorded: list[str] = Field(default_factory=list)  # replay: cases with no fixtures, not run
 
 
@@ -332,12 +346,9 @@ def run_case(case: EvalCase, factory: CuratorFactory, *, mode: str = "fallback",
                                       expected=check.expect.replace("_", " "), found="not checked",
                                       reason=f"not checked: {error}", note=check.note)
     steps = [s for c in all_changes for s in c.steps]
-    fallbacks: dict[str, int] = defaultdict(int)
-    for step in steps:
-        if step.decided_by == "fallback":
-            fallbacks[step.reason or "unknown"] += 1
-    metrics = Metrics(turns=len(case.turns), steps=len(steps),
-                      decided_by_model=sum(1 for s in steps if s.decided_by == "model"),
+    fallbacks = Counter(s.reason or "unknown" for s in steps if s.decided_by == "fallback")
+    decided = StepCounts(model=len(steps) - fallbacks.total(), fallback=fallbacks.total())
+    metrics = Metrics(turns=len(case.turns), steps=len(steps), decided_by_model=decided.model,
                       fallbacks_by_reason=dict(fallbacks), model_calls=calls.calls,
                       prompt_tokens=calls.prompt_tokens, completion_tokens=calls.completion_tokens,
                       cost=calls.cost, wall_seconds=round(time.perf_counter() - started, 3))
@@ -346,7 +357,7 @@ def run_case(case: EvalCase, factory: CuratorFactory, *, mode: str = "fallback",
     return CaseResult(name=case.name, about=case.about, path=str(case.path), seeds=case.seeds, mode=mode,
                       ok=error is None and passed == len(results), passed=passed,
                       failed=len(results) - passed, error=error, checks=results, metrics=metrics,
-                      series=recorder.series if series else None)
+                      steps=decided, series=recorder.series if series else None)
 
 
 def run_cases(cases: list[EvalCase], mode: CaseMode, *, series: bool = True,
@@ -362,13 +373,15 @@ def run_cases(cases: list[EvalCase], mode: CaseMode, *, series: bool = True,
         results.append(result)
         if on_case is not None:
             on_case(result)
-    return RunReport(mode=mode.name, model=mode.model, cases=results, totals=totals(results),
+    steps = StepCounts(model=sum(r.steps.model for r in results),
+                       fallback=sum(r.steps.fallback for r in results))
+    return RunReport(mode=mode.name, model=mode.model, cases=results, totals=totals(results), steps=steps,
                      not_recorded=skipped)
 
 
 def totals(results: list[CaseResult]) -> Totals:
     t = Totals(cases=len(results), cases_ok=sum(1 for r in results if r.ok))
-    fallbacks: dict[str, int] = defaultdict(int)
+    fallbacks: Counter[str] = Counter()
     costs = [r.metrics.cost for r in results if r.metrics.cost is not None]
     for r in results:
         t.passed += r.passed
@@ -377,8 +390,7 @@ def totals(results: list[CaseResult]) -> Totals:
         t.prompt_tokens += r.metrics.prompt_tokens
         t.completion_tokens += r.metrics.completion_tokens
         t.wall_seconds += r.metrics.wall_seconds
-        for reason, count in r.metrics.fallbacks_by_reason.items():
-            fallbacks[reason] += count
+        fallbacks.update(r.metrics.fallbacks_by_reason)
     t.checks = t.passed + t.failed
     t.pass_rate = round(t.passed / t.checks, 4) if t.checks else 0.0
     t.cost = round(sum(costs), 6) if costs else None

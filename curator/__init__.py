@@ -23,6 +23,7 @@ from curator.domain.errors import (
     InvalidInput,
     InvalidTurn,
     MalformedExport,
+    ModelUnavailable,
     TimeWentBackwards,
     UnknownBlock,
     UnknownCharacter,
@@ -43,7 +44,7 @@ from curator.domain.models import (
     Turn,
     display_name,
 )
-from curator.domain.results import ChangeSet, StepRecord, TurnResult
+from curator.domain.results import ChangeSet, StepRecord, TurnReading, TurnResult
 from curator.evolution.personality import AttributeChange, Drift, PersonalitySnapshot
 from curator.evolution.report import EvolutionReport
 from curator.model.calls import CallRecord, CallSummary
@@ -89,6 +90,7 @@ __all__ = [
     "MemoryContext",
     "MemoryKind",
     "ModelSettings",
+    "ModelUnavailable",
     "Passage",
     "PassageHit",
     "Passages",
@@ -100,6 +102,7 @@ __all__ = [
     "Tier",
     "TimeWentBackwards",
     "Turn",
+    "TurnReading",
     "TurnResult",
     "UnknownBlock",
     "UnknownCharacter",

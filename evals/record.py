@@ -34,8 +34,7 @@ SCRIPTED_SETTINGS = ModelSettings(model="openai/stub", api_base="http://127.0.0.
 def scripted_voice(step: str, decision: dict[str, Any]) -> dict[str, Any]:
     """Mark what the scripted 'model' wrote, so a test can see it came from the fixtures."""
     if step == "interpret":
-        for memory in decision["memories"]:
-            memory["content"] = MARK + memory["content"]
+        decision["memory"] = MARK + decision["memory"]
     return decision
 
 

@@ -20,7 +20,8 @@
 #   LOCAL_MODEL_HOME     venv, model files, launcher, pid and log (default: $HOME/.cache/curator-local)
 #   LOCAL_MODEL_PORT     port on 127.0.0.1 (default: 8767)
 #   LOCAL_MODEL_THREADS  llama.cpp threads for generation and prompt batches (default: 2)
-#   LOCAL_MODEL_SLOTS    parallel requests served; each slot gets 4096 tokens of context (default: 2)
+#   LOCAL_MODEL_SLOTS    parallel requests served; each slot gets 4096 tokens of context (default: 1;
+#                        on 2 cores two slots decoding at once ran ~10x slower per token than one)
 #   LOCAL_MODEL_PYTHON   python (>= 3.10) used to create the venv (default: python3)
 #
 # Runtime: the PyPI wheel `xllamacpp` (MIT), prebuilt llama.cpp with its own OpenAI-compatible
@@ -44,7 +45,7 @@ LOCAL_MODEL="${LOCAL_MODEL:-qwen1.5b}"
 LOCAL_MODEL_HOME="${LOCAL_MODEL_HOME:-$HOME/.cache/curator-local}"
 LOCAL_MODEL_PORT="${LOCAL_MODEL_PORT:-8767}"
 LOCAL_MODEL_THREADS="${LOCAL_MODEL_THREADS:-2}"
-LOCAL_MODEL_SLOTS="${LOCAL_MODEL_SLOTS:-2}"
+LOCAL_MODEL_SLOTS="${LOCAL_MODEL_SLOTS:-1}"
 LOCAL_MODEL_PYTHON="${LOCAL_MODEL_PYTHON:-python3}"
 XLLAMACPP_VERSION="2026.10.11549"
 CTX_PER_SLOT=4096

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,13 @@ from test_prompts import INPUTS, REALITY, SUMMARY, reconcile_input
 from curator import Curator
 from curator.model import prompts
 from curator.model.answer_checks import ECHO_KEY, PromptEcho, check_text, checking, echo_of, instruction_text
-from curator.model.llm import SYSTEM_PROMPT, ModelSettings
+from curator.model.llm import ModelSettings
 from curator.model.steps import Step
 from curator.turn.decisions import Reconciliation
 from curator.turn.steps import ALL_STEPS
 
 URL = f"{MODEL_BASE}/chat/completions"
+QUOTED = re.compile(r'"([^"\n]*)"')
 FEUD = [  # Wolf bullies Bear four times (decided by the fallback), then saves him from the ice
     ("k1", "2025-01-05T08:00:00Z", "Fish at my spot by the river",
      "Wolf claims your fishing spot and bares his teeth until you leave."),
@@ -45,7 +47,8 @@ RESCUE_TURN = {"id": "k5", "world_time": "2025-01-09T15:00:00Z", "actor": "bear"
 
 
 def echo_for(template: str, inputs: BaseModel) -> PromptEcho:
-    return echo_of([SYSTEM_PROMPT, prompts.render_marked(template, inputs)])
+    """The echo the gateway checks a model's answer against: both messages, marked."""
+    return echo_of(prompts.render_parts(template, inputs, marked=True))
 
 
 def reconcile_echo() -> dict[str, Any]:
@@ -57,37 +60,53 @@ def reconcile_echo() -> dict[str, Any]:
 @pytest.mark.parametrize("step", ALL_STEPS, ids=[s.name for s in ALL_STEPS])
 def test_the_marked_rendering_is_the_prompt_the_model_sees(step: Step[Any, Any]) -> None:
     inputs = INPUTS[step.template]()
-    marked = prompts.render_marked(step.template, inputs)
-    plain = marked.replace(prompts.VALUE_START, "").replace(prompts.VALUE_END, "")
-    assert plain == prompts.render(step.template, inputs)
+    marked = prompts.render_parts(step.template, inputs, marked=True)
+    plain = tuple(part.replace(prompts.VALUE_START, "").replace(prompts.VALUE_END, "") for part in marked)
+    assert plain == prompts.render_parts(step.template, inputs)  # the system and user messages
+    assert marked[0] == plain[0]  # the system part has no value filled in
+    assert prompts.render_marked(step.template, inputs) == "\n\n".join(marked)
 
 
 def test_the_instructions_leave_out_game_text_examples_and_long_values() -> None:
-    text = instruction_text(prompts.render_marked("reconcile.j2", reconcile_input()))
-    assert "summary: how you see Wolf now: first person, naming Wolf" in text  # names stay
-    assert SUMMARY not in text and "drove the poachers off" not in text  # game text is data
-    assert "Wolf is complicated" not in text  # a quoted example is what an answer may look like
-    interpret = instruction_text(prompts.render_marked("interpret.j2", INPUTS["interpret.j2"]()))
-    assert REALITY not in interpret and "Wolf stole my fishing spot" not in interpret
+    for template in ("reconcile.j2", "interpret.j2"):
+        inputs = INPUTS[template]()
+        marked = prompts.render_parts(template, inputs, marked=True)
+        system, user = (instruction_text(part) for part in marked)
+        assert "first person" in system  # the instructions themselves
+        assert "Wolf" in user and "Bear" in user  # a short value (a name) is part of a sentence
+        for text in (system, user):
+            assert SUMMARY not in text and REALITY not in text  # game text is data
+            assert "drove the poachers off" not in text and "Wolf took my fishing spot" not in text
+        # A quoted example is what an answer may look like: "Tobin is mostly selfish, but …".
+        quoted = QUOTED.findall(prompts.render_parts(template, inputs)[0])
+        examples = [q for q in quoted if len(q.split()) >= 3]
+        assert examples
+        for example in examples:
+            assert example not in system, example
 
 
 @pytest.mark.parametrize("step", ALL_STEPS, ids=[s.name for s in ALL_STEPS])
 def test_the_fallbacks_own_answer_passes_the_checks(step: Step[Any, Any]) -> None:
-    """The fallback writes in its own words: served as a model's answer, it is not refused."""
+    """The fallback writes in its own words: served as a model's answer (put as the model is
+    asked for it, as the stub server does), it is not refused."""
     inputs = INPUTS[step.template]()
-    decision = step.fallback(inputs)
+    answer = step.answer_of(step.fallback(inputs))
+    assert isinstance(answer, step.asks)
     context = checking({}, echo_for(step.template, inputs))
-    step.decision.model_validate(decision.model_dump(), context=context)
+    step.asks.model_validate(answer.model_dump(), context=context)
 
 
 # -- what is refused, and what the model is told ---------------------------------------------
 
 @pytest.mark.parametrize(("field", "text", "problem", "told"), [
-    ("summary", "How you see Wolf now: first person, naming Wolf, a short paragraph of two to four "
-     "sentences.", "copies the prompt's instructions", "your own view of the other character"),
-    ("summary", "How you see Wolf now: he bites.", "(\"How you see Wolf now\")", "sentences of your own"),
-    ("reason", "One event moves a bond a little, usually 0.05 to 0.2 either way.",
-     "(\"One event moves a bond a little, usually 0.05 to 0.2 either way\")", "one short sentence"),
+    # reconcile.j2's instructions handed back: from its system part, then a label of its user part
+    ("summary", "How you see them now: two or three sentences, first person, naming them.",
+     "copies the prompt's instructions", "your own view of the other character"),
+    ("summary", "How you see them now: he bites.", "(\"How you see them now\")", "sentences of your own"),
+    ("summary", "How you have seen Wolf until now: he bites.", "(\"How you have seen Wolf until now\")",
+     "sentences of your own"),
+    ("reason", "One event moves it a little, usually 0.05 to 0.2 either way.",
+     "(\"One event moves it a little, usually 0.05 to 0.2 either way\")", "one short sentence"),
     ("reason", "string", "is a placeholder ('string')", "saying why"),
     ("summary", "<summary>", "is a placeholder", "your own view"),
     ("summary", "...", "empty or only symbols", "your own view"),
@@ -112,6 +131,7 @@ def test_garbage_is_refused_with_what_to_write_instead(field: str, text: str, pr
 @pytest.mark.parametrize("text", [
     SUMMARY,  # the old summary is game text: keeping what still holds is the point
     "Wolf is complicated: selfish mostly, but capable of surprising loyalty.",  # the design's own example
+    "Wolf is mostly selfish, but he can surprise me with loyalty.",  # reconcile.j2's example, for Wolf
     "Wolf is territorial and often annoying, but he dragged me out of the river. I owe him my life.",
     "What happened at the river changed how I see Wolf.",
     "I do not know what to think of Wolf any more.",
@@ -173,10 +193,10 @@ def test_a_parroting_summary_is_sent_back_and_the_good_answer_is_used(
                                       [answers["parroting_reconciliation"], answers["good_reconciliation"]])
     assert len(asks) == 2  # the reconcile and its one retry
     retry = asks[1]
-    assert retry[-2]["role"] == "assistant" and "How you see Wolf now" in retry[-2]["content"]
+    assert retry[-2]["role"] == "assistant" and "How you see them now" in retry[-2]["content"]
     told = retry[-1]["content"]
     assert retry[-1]["role"] == "user"
-    assert "summary copies the prompt's instructions" in told and "How you see Wolf now" in told
+    assert "summary copies the prompt's instructions" in told and "How you see them now" in told
     assert "write your own view of the other character" in told
     assert "reason copies the prompt's instructions" in told
     assert step.decided_by == "model"

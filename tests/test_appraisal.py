@@ -292,7 +292,7 @@ def test_a_bad_appraisal_is_sent_back_with_its_error(model_settings: ModelSettin
         stored = {lens: p for lens, (p, _) in json.loads(lenses).items()}
     assert route.call_count == 3  # interpret, appraise, its one retry
     asked = json.loads(route.calls[1].request.content)["messages"]
-    assert "Appraisal" in asked[-1]["content"] and "Wolf took my fishing spot" in asked[-1]["content"]
+    assert '"lenses"' in asked[0]["content"] and "Wolf took my fishing spot" in asked[-1]["content"]
     retry = json.loads(route.calls[2].request.content)["messages"]
     assert retry[-2]["role"] == "assistant" and "I judged the moral side." in retry[-2]["content"]
     assert retry[-1]["role"] == "user" and "memories[0] has no 'danger' lens" in retry[-1]["content"]

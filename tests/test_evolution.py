@@ -412,7 +412,7 @@ def test_a_model_writes_the_narrative_and_garbage_falls_back(tmp_path: Path,
     def respond(request: httpx.Request) -> httpx.Response:
         assert request.headers["x-curator-template"].startswith("identity.j2@")
         user = next(m["content"] for m in json.loads(request.content)["messages"] if m["role"] == "user")
-        if 'for Bear (id "bear")' in user:
+        if user.startswith("The character: Bear."):
             return httpx.Response(200, json=chat(json.dumps({"narrative": written})))
         return httpx.Response(200, json=chat("not json at all"))
 

@@ -16,6 +16,7 @@ from conftest import ROOT, TRANSCRIPT
 from curator import Curator
 from curator.model.fixtures import FixtureStore, Replayer
 from curator.model.llm import ModelSettings
+from curator.turn.judgement import first_sentences
 from evals.record import MARK, SCRIPTED, SCRIPTED_SETTINGS
 
 SMOLLM2 = ROOT / "fixtures" / "llm" / "two_animals-smollm2"
@@ -60,8 +61,8 @@ def test_the_transcript_in_model_mode_remembers_what_the_model_answered() -> Non
     assert len(steps) == len(calls) == len(store.entries())
     assert {s.decided_by for s in steps} == {"model"} and {c.outcome for c in calls} == {"model"}
     told = answers(store)
-    contents = {m["content"] for a in told if a["template"].startswith("interpret.j2@")
-                for m in a["decision"]["memories"]}
+    contents = {first_sentences(a["decision"]["memory"]) for a in told
+                if a["template"].startswith("interpret.j2@")}
     summaries = {a["decision"]["summary"] for a in told
                  if a["template"].startswith(("reconcile.j2@", "fade_review.j2@"))
                  and a["decision"].get("summary")}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -93,7 +93,10 @@ def _print_totals(report: RunReport) -> None:
 @click.option("--fixtures", type=click.Path(file_okay=False, path_type=Path),
               help="--mode replay: the fixture set (default evals/fixtures/smollm2)")
 @click.option("--record", type=click.Path(file_okay=False, path_type=Path),
-              help="--mode live: save every response here as a fixture set for --mode replay")
+              help="--mode live: save every response here as a fixture set for --mode replay; "
+                   "answers already there are reused, so a stopped recording resumes")
+@click.option("--prune", is_flag=True,
+              help="With --record: afterwards delete each case's saved answers this run did not use")
 @click.option("--series", is_flag=True,
               help="With --json: also each case's per-turn series (feelings, tiers, strengths, steps)")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -105,8 +108,9 @@ def _print_totals(report: RunReport) -> None:
 @json_option
 @one_line_errors
 def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base: str | None,
-                fixtures: Path | None, record: Path | None, series: bool, report_dir: Path | None,
-                baseline: Path | None, write_baseline: Path | None, as_json: bool) -> None:
+                fixtures: Path | None, record: Path | None, prune: bool, series: bool,
+                report_dir: Path | None, baseline: Path | None, write_baseline: Path | None,
+                as_json: bool) -> None:
     """Run eval CASES (case files, or directories of them; default: evals/cases/).
 
     Each case plays its turns into a fresh world and checks its expectations at the turns
@@ -128,10 +132,12 @@ def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base:
         raise click.UsageError("--model and --api-base are for --mode live")
     if record is not None and mode != "live":
         raise click.UsageError("--record is for --mode live")
+    if prune and record is None:
+        raise click.UsageError("--prune is for --record")
     if fixtures is not None and mode != "replay":
         raise click.UsageError("--fixtures is for --mode replay")
     held_to = read_baseline(baseline) if baseline is not None else None
-    chosen = make_mode(mode, model=model, api_base=api_base,
+    chosen = make_mode(mode, model=model, api_base=api_base, prune=prune,
                        fixtures=fixtures or (default_fixtures() if mode == "replay" else None), record=record)
     loaded = load_cases(list(cases) or [default_cases()])
     if not loaded:
@@ -226,3 +232,85 @@ def locomo_command(path: Path, ks: str, as_json: bool) -> None:
     click.echo(f"  {'overall':<12} {head}")
     for name, values in result["by_category"].items():
         click.echo(f"  {name:<12} " + "  ".join(f"@{k} {100 * values[str(k)]:5.1f}" for k in cutoffs))
+
+
+JUDGE_DIR = Path("evals") / "judge"
+
+
+def _judge_table(columns: dict[str, dict[str, Any]]) -> list[str]:
+    names = list(columns)
+    lines = [f"  {'field':<14}" + "".join(f"{n:>12}" for n in names)]
+    for name in (*JUDGE_FIELDS, "overall"):
+        row = "".join(f"{100 * columns[n]['accuracy'][name]:11.1f}%" for n in names)
+        lines.append(f"  {name:<14}{row}")
+    return lines
+
+
+JUDGE_FIELDS = ("gap", "helped", "harmed", "valence", "significance", "core", "insignificant")
+
+
+@eval_group.command(name="judge")
+@click.argument("stories", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--mode", type=click.Choice(["fallback", "replay", "live"]), default="fallback",
+              show_default=True,
+              help="replay or live: score the model's readings beside the fallback's")
+@click.option("--split", type=click.Choice(["dev", "test", "all"]), default="all", show_default=True,
+              help="Score the dev turns, the held-out test turns, or all")
+@click.option("--model", help="--mode live: the model as litellm names it (else $CURATOR_MODEL)")
+@click.option("--api-base", help="--mode live: an OpenAI-compatible server (else $CURATOR_API_BASE)")
+@click.option("--fixtures", type=click.Path(file_okay=False, path_type=Path),
+              help="--mode replay: the fixture set (default evals/fixtures/smollm2)")
+@click.option("--record", type=click.Path(file_okay=False, path_type=Path),
+              help="--mode live: save every response here (answers already saved there are reused)")
+@click.option("--prune", is_flag=True,
+              help="With --record: afterwards delete each story's saved answers this run did not use")
+@click.option("--misses", is_flag=True, help="Also list every field read wrong")
+@json_option
+@one_line_errors
+def judge_command(stories: tuple[Path, ...], mode: str, split: str, model: str | None,
+                  api_base: str | None, fixtures: Path | None, record: Path | None, prune: bool,
+                  misses: bool, as_json: bool) -> None:
+    """Score how turns are read, against a careful reader's gold labels (STORIES: judgement
+    story files or directories; default evals/judge/).
+
+    Each story is played into a fresh world; each perceiver's reading of each turn (the gap,
+    who helped, who harmed, its feelings, the significance, core, insignificant) is compared
+    with the gold. Prints each field's accuracy, the fallback's and, with --mode replay or
+    live, the model's beside it; --json prints {"fallback": {...}, "model": {...}} with the
+    accuracies, counts and (with --misses) the misses.
+    """
+    from curator.evals.judge import judge, load_stories
+    from curator.evals.modes import FallbackMode, make_mode
+
+    if (model or api_base) and mode != "live":
+        raise click.UsageError("--model and --api-base are for --mode live")
+    if record is not None and mode != "live":
+        raise click.UsageError("--record is for --mode live")
+    default = _in_checkout(JUDGE_DIR)
+    if not stories and default is None:
+        raise click.UsageError("no STORIES given and no evals/judge/ here")
+    loaded = load_stories(list(stories) or [default])  # type: ignore[list-item]
+    reports = {"fallback": judge(loaded, FallbackMode(), split=split)}
+    if mode != "fallback":
+        chosen = make_mode(mode, model=model, api_base=api_base, record=record, prune=prune,
+                           fixtures=fixtures or (default_fixtures() if mode == "replay" else None))
+        reports["model"] = judge(loaded, chosen, split=split)
+    columns = {name: r.summary() for name, r in reports.items()}
+    if as_json:
+        if misses:
+            for name, r in reports.items():
+                columns[name]["misses"] = [m.model_dump(mode="json") for m in r.misses]
+        print_json(columns)
+        return
+    click.echo(f"Judgement, {split} turns, {', '.join(s.genre for s in loaded)}")
+    for name, column in columns.items():
+        click.echo(f"  {name}: {column['readings']} readings, {column['decided_by_model']} by a model"
+                   + (f"; {len(column['errors'])} error(s): {'; '.join(column['errors'][:3])}"
+                      if column["errors"] else ""))
+    for line in _judge_table(columns):
+        click.echo(line)
+    if misses:
+        for name, r in reports.items():
+            for m in r.misses:
+                click.echo(f"  [{name}] {m.story} {m.turn} {m.character} {m.field}: "
+                           f"gold {m.gold}, read {m.read}")

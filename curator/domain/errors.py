@@ -146,7 +146,17 @@ class FixtureMissing(CuratorError):
     """Replay found no fixture for a request (a test harness error, never a model failure): the
     template, model or messages changed since the case was recorded, so re-record it."""
 
-    def __init__(self, key: str, where: str):
+    def __init__(self, key: str, where: str, *, strict: bool = True):
         self.key = key
+        self.strict = strict  # False: the step falls back ("not recorded") instead of stopping
         super().__init__(f"no recorded fixture for key {key} (looked in {where}); "
                          f"record it with --record, or check the template, model and messages")
+
+
+class ModelUnavailable(CuratorError):
+    """A model is configured but cannot be asked at all: curator's model extra is not installed,
+    or the provider's API key is missing. Said at once, instead of a fallback on every call."""
+
+    def __init__(self, message: str, *, model: str):
+        self.model = model
+        super().__init__(f"model {model}: {message}")

@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache, lru_cache
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -78,6 +78,27 @@ class Gap(StrEnum):
     HELPED = "helped"  # someone made it go better than it would have
     SURPRISED = "surprised"  # something unexpected happened instead
     MIXED = "mixed"  # some of each
+
+
+# How much a turn matters to one who perceived it, in words a small model can choose from.
+Significance = Literal["trivial", "minor", "notable", "major", "defining"]
+# What each band means as a number (the importance of the memories it forms): "trivial" falls
+# under every formation threshold, "defining" reaches core review (0.9).
+SIGNIFICANCE: dict[str, float] = {"trivial": 0.1, "minor": 0.3, "notable": 0.55, "major": 0.8,
+                                  "defining": 0.95}
+
+
+def significance_band(significance: float) -> Significance:
+    """The band a number falls in."""
+    if significance >= 0.9:
+        return "defining"
+    if significance >= 0.7:
+        return "major"
+    if significance >= 0.45:
+        return "notable"
+    if significance >= 0.2:
+        return "minor"
+    return "trivial"
 
 
 class MemoryKind(StrEnum):

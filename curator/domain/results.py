@@ -56,6 +56,23 @@ class StepRecord(BaseModel):
     reason: str | None = None
 
 
+class TurnReading(BaseModel):
+    """How one perceiver read a turn: the gap, who helped and who harmed, how its feelings
+    moved and how much the turn mattered (`significance`, a band: trivial, minor, notable,
+    major or defining), whether a model or the rules read it."""
+
+    character: str
+    gap: str
+    significance: str
+    helped: list[str] = Field(default_factory=list)
+    harmed: list[str] = Field(default_factory=list)
+    betrayed_by: list[str] = Field(default_factory=list)
+    feelings: dict[str, Literal["positive", "neutral", "negative"]] = Field(default_factory=dict)
+    harm: bool = False
+    danger: bool = False
+    decided_by: Literal["model", "fallback"] = "fallback"
+
+
 class ChangeSet(BaseModel):
     """Everything a unit of work changed. A `TurnResult` is a ChangeSet for one turn."""
 
@@ -70,6 +87,7 @@ class ChangeSet(BaseModel):
     summaries_revised: list[SummaryChange] = Field(default_factory=list)
     conflicts_resolved: list[SummaryChange] = Field(default_factory=list)
     steps: list[StepRecord] = Field(default_factory=list)
+    readings: list[TurnReading] = Field(default_factory=list)  # a turn's: one per perceiver
 
     def fallbacks_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}

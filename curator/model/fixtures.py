@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import urllib.error
 import urllib.request
@@ -79,6 +80,15 @@ class FixtureStore:
         path.write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n")
         return path
 
+    def prune_unused(self, since: float) -> int:
+        """Delete the fixtures no request has used since `since` (a time.time()): after a run
+        that recorded into this store, what is left untouched belongs to prompts that are gone.
+        Returns how many were deleted."""
+        stale = [p for p in self.directory.glob("*.json") if p.stat().st_mtime < since]
+        for path in stale:
+            path.unlink()
+        return len(stale)
+
     def entries(self) -> list[dict[str, Any]]:
         return [json.loads(p.read_text()) for p in sorted(self.directory.glob("*.json"))]
 
@@ -105,11 +115,17 @@ def response_of(entry: dict[str, Any]) -> httpx.Response:
 
 class Recorder:
     """While started, every HTTP request curator's model calls make goes to the real endpoint
-    (outside httpx, through urllib) and its response is saved. Process-wide, like respx."""
+    (outside httpx, through urllib) and its response is saved. Process-wide, like respx.
+
+    With `reuse` (the default), a request whose answer is already in the store is answered
+    from it and not sent: a recording that stopped part-way picks up where it stopped, and
+    re-recording after a change asks the model only what changed (`reused` counts them)."""
 
     def __init__(self, store: FixtureStore, *, kind: Kind = "recorded", source: str = "",
-                 timeout: float = 120.0):
+                 timeout: float = 120.0, reuse: bool = True):
         self.store, self.kind, self.source, self.timeout = store, kind, source, timeout
+        self.reuse = reuse
+        self.reused = 0
         self.saved: list[Path] = []
         self._lock = threading.Lock()
         self._router: respx.MockRouter | None = None
@@ -132,6 +148,15 @@ class Recorder:
         self.stop()
 
     def _forward(self, request: httpx.Request) -> httpx.Response:
+        identity = request_identity(request)
+        if self.reuse and identity["template"]:
+            entry = self.store.load(key_of(identity))
+            # An error the server gave (a 5xx, a timeout's 408) is asked again, not kept.
+            if entry is not None and entry.get("kind") == self.kind and entry["response"]["status"] == 200:
+                with self._lock:
+                    self.reused += 1
+                os.utime(self.store.path(entry["key"]))  # used by this run: `prune_unused` keeps it
+                return response_of(entry)
         skip = {"content-length", "host", "accept-encoding", "connection", "transfer-encoding"}
         headers = {k: v for k, v in request.headers.items() if k.lower() not in skip}
         outgoing = urllib.request.Request(str(request.url), data=request.content or None,
@@ -145,7 +170,6 @@ class Recorder:
             content_type = error.headers.get("content-type", "")
         except (urllib.error.URLError, TimeoutError, OSError) as error:
             raise httpx.ConnectError(f"recording: {error}", request=request) from error
-        identity = request_identity(request)
         if identity["template"]:  # only curator's own model calls become fixtures
             entry = _entry(self.kind, self.source, identity, status, content_type, body)
             with self._lock:
@@ -155,10 +179,13 @@ class Recorder:
 
 class Replayer:
     """While active, every HTTP request is answered from fixtures; a miss raises FixtureMissing
-    (which the gateway re-raises rather than falling back) and is listed in `missing`."""
+    and is listed in `missing`. A strict replayer's miss stops the work (the gateway re-raises
+    it); a lenient one's (`strict=False`) is a fallback with the reason "not recorded", so one
+    changed prompt costs one step, not the whole run."""
 
-    def __init__(self, *stores: FixtureStore):
+    def __init__(self, *stores: FixtureStore, strict: bool = True):
         self.stores = stores
+        self.strict = strict
         self.missing: list[str] = []
         self.served: list[dict[str, Any]] = []
         self._router: respx.MockRouter | None = None
@@ -182,4 +209,4 @@ class Replayer:
                 self.served.append(entry)
                 return response_of(entry)
         self.missing.append(key)
-        raise FixtureMissing(key, ", ".join(str(s.directory) for s in self.stores))
+        raise FixtureMissing(key, ", ".join(str(s.directory) for s in self.stores), strict=self.strict)

@@ -32,9 +32,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from curator.domain.errors import FixtureMissing as FixtureMissing  # raised through the gateway
+from curator.domain.errors import ModelUnavailable
 from curator.domain.models import iso
 from curator.domain.results import StepRecord
-from curator.model import answer_checks, prompts
+from curator.model import answer_checks, health, prompts
 from curator.model.calls import CallRecord
 from curator.model.decision import validation_scope
 from curator.model.responses import answer_text, refused, schema_in_json_object, usage_count
@@ -43,8 +44,7 @@ from curator.model.settings import ModelSettings as ModelSettings  # public as c
 
 log = logging.getLogger("curator.model.llm")
 
-SYSTEM_PROMPT = ("You keep the memories of one character in a game. Answer with one JSON object "
-                 "and nothing else.")
+NOT_RECORDED = "not recorded"  # replay found no answer for this request (a lenient replay)
 # Worth asking again after a pause; a timeout is not retried: each one already cost `timeout`.
 TRANSIENT = frozenset({"rate limited", "server error", "connection error"})
 
@@ -61,8 +61,10 @@ def schema_hash(decision: type[BaseModel]) -> str:
 
 
 def messages_for(request: Request) -> list[dict[str, str]]:
-    return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": prompts.render(request.step.template, request.inputs)}]
+    """The step's unchanging instructions first (the system message, the same on every call of
+    the step, so a server's prompt cache reuses it), then the case at hand."""
+    system, user = prompts.render_parts(request.step.template, request.inputs)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 _prepared = False
@@ -102,7 +104,9 @@ def classify(error: BaseException, responses: list[Any]) -> str:
     seen: BaseException | None = error
     while seen is not None and seen not in chain:
         if isinstance(seen, FixtureMissing):
-            raise seen
+            if seen.strict:
+                raise seen
+            return NOT_RECORDED
         chain.append(seen)
         seen = seen.__cause__ or seen.__context__
     # litellm reports a refused or dropped connection as a server error; the chain knows better.
@@ -154,7 +158,7 @@ class _Call:
         # Validation sees the request's context and the prompt's own wording, so an answer
         # that hands the instructions back is refused and the model told (answer_checks.py).
         self.context = answer_checks.checking(request.context, answer_checks.echo_of(
-            [SYSTEM_PROMPT, prompts.render_marked(request.step.template, request.inputs)]))
+            list(prompts.render_parts(request.step.template, request.inputs, marked=True))))
         if gateway.before_call is not None:
             gateway.before_call(request, self.messages)
         self.responses: list[Any] = []
@@ -176,12 +180,12 @@ class _Call:
     def kwargs(self) -> dict[str, Any]:
         settings, step = self.gateway.settings, self.request.step
         kwargs: dict[str, Any] = {
-            "model": settings.model, "messages": self.messages, "response_model": step.decision,
+            "model": settings.model, "messages": self.messages, "response_model": step.asks,
             "max_retries": settings.retries, "strict": False, "hooks": self.hooks,
             "timeout": settings.timeout, "temperature": settings.temperature,
             "max_tokens": settings.max_tokens, "num_retries": 0,
             "extra_headers": {"X-Curator-Template": f"{step.template}@{prompts.template_hash(step.template)}",
-                              "X-Curator-Schema": schema_hash(step.decision)}}
+                              "X-Curator-Schema": schema_hash(step.asks)}}
         if settings.api_base:
             kwargs["api_base"] = settings.api_base
         key = settings.api_key
@@ -191,13 +195,14 @@ class _Call:
             kwargs["api_key"] = key
         return kwargs
 
-    def answered(self, decision: BaseModel) -> Answer:
+    def answered(self, answer: BaseModel) -> Answer:
         step = self.request.step
-        clean = step.decision.model_validate(decision.model_dump(), context=self.context)
+        clean = step.asks.model_validate(answer.model_dump(), context=self.context)
+        decision = step.decided(self.request.inputs, clean)
         call = self._record("model", None, None, clean.model_dump(mode="json"))
         record = StepRecord(character=self.request.character, step=step.name, template=step.template,
                             decided_by="model", call_id=call.id)
-        return Answer(clean, record, call)
+        return Answer(decision, record, call)
 
     def fell_back(self, reason: str, error: BaseException | None) -> Answer:
         step = self.request.step
@@ -239,7 +244,10 @@ class ModelGateway:
     """Answers requests with a model; sync calls run in a thread pool, async ones in tasks."""
 
     def __init__(self, settings: ModelSettings):
+        health.require_extra(settings.model)
         self.settings = settings
+        self.cooldown = health.Cooldown(settings.api_base or settings.model)
+        self._key_checked = False
         # Told of each request and its messages before it is sent (the stub server's FallbackEcho).
         self.before_call: Callable[[Request, list[dict[str, str]]], None] | None = None
         self._clients: dict[bool, Any] = {}
@@ -275,33 +283,58 @@ class ModelGateway:
             self._clients[is_async] = instructor.from_litellm(completion, mode=modes[self.settings.mode])
         return self._clients[is_async]
 
+    def check_ready(self) -> None:
+        """ModelUnavailable when the provider's API key is missing (checked once)."""
+        if self._key_checked:
+            return
+        settings = self.settings
+        missing = health.missing_key(_litellm(), settings.model, settings.api_base, settings.api_key)
+        if missing is not None:
+            raise ModelUnavailable(f"no API key: set {missing} (or CURATOR_API_KEY), or unset "
+                                   "CURATOR_MODEL to run without a model", model=settings.model)
+        self._key_checked = True
+
+    def _failed(self, call: _Call, reason: str, error: BaseException | None) -> Answer:
+        self.cooldown.failed(reason)
+        return call.fell_back(reason, error)
+
     def call(self, request: Request) -> Answer:
+        self.check_ready()
         call = _Call(self, request)
+        blocked = self.cooldown.blocked()
+        if blocked is not None:
+            return call.fell_back(blocked, None)
         client = self._client(False)
         for attempt in range(self.settings.transport_retries + 1):
             try:
                 with validation_scope(call.context):
                     decision = client.create(**call.kwargs())
+                self.cooldown.succeeded()
                 return call.answered(decision)
             except Exception as error:
                 reason = classify(error, call.responses)
                 if reason not in TRANSIENT or attempt == self.settings.transport_retries:
-                    return call.fell_back(reason, error)
+                    return self._failed(call, reason, error)
                 time.sleep(self.settings.backoff * 2 ** attempt)
         raise AssertionError("unreachable")
 
     async def acall(self, request: Request) -> Answer:
+        self.check_ready()
         call = _Call(self, request)
+        blocked = self.cooldown.blocked()
+        if blocked is not None:
+            return call.fell_back(blocked, None)
         client = self._client(True)
         for attempt in range(self.settings.transport_retries + 1):
             try:
                 with validation_scope(call.context):
                     decision = await client.create(**call.kwargs())
+                self.cooldown.succeeded()
                 return call.answered(decision)
             except Exception as error:
                 reason = classify(error, call.responses)
                 if reason not in TRANSIENT or attempt == self.settings.transport_retries:
-                    return call.fell_back(reason, error)
+                    return self._failed(call, reason, error)
                 await asyncio.sleep(self.settings.backoff * 2 ** attempt)
         raise AssertionError("unreachable")
 

@@ -18,7 +18,7 @@ import jinja2
 import jinja2.meta
 from pydantic import BaseModel
 
-from curator.domain.models import display_name
+from curator.domain.models import display_name, significance_band
 
 # Game text (reality, thoughts, memories, summaries, personas) is shown to a model only
 # inside <game_text>…</game_text>. A delimiter inside the text itself would let the game
@@ -66,6 +66,15 @@ def signed(value: float) -> str:
     return f"{float(value):+.2f}"
 
 
+def clip(value: object, limit: int = 200) -> str:
+    """Filter `clip`: text cut to about `limit` characters at a word, with '…' when cut, so
+    one long memory or summary cannot crowd a small model's prompt."""
+    text = " ".join(str(value).split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
 # `render_marked` wraps every value a template prints between these two characters, so the
 # template's own words (its instructions) can be told from the values filled into them.
 VALUE_START, VALUE_END = "\x1e", "\x1f"
@@ -92,6 +101,8 @@ def environment(marked: bool = False) -> jinja2.Environment:
     env.filters["ids"] = quoted_ids
     env.filters["name"] = character_name
     env.filters["signed"] = signed
+    env.filters["clip"] = clip
+    env.filters["significance_band"] = significance_band
     return env
 
 
@@ -103,14 +114,29 @@ def _source(template_name: str) -> tuple[str, Path]:
 
 
 def render(template_name: str, inputs: BaseModel) -> str:
-    """Render a template with the step's input model, dumped to plain JSON-like values."""
-    return environment().get_template(template_name).render(inputs.model_dump(mode="json"))
+    """Render a template with the step's input model, dumped to plain JSON-like values: the
+    system part and the user part, one after the other."""
+    return "\n\n".join(render_parts(template_name, inputs))
+
+
+def render_parts(template_name: str, inputs: BaseModel, *, marked: bool = False) -> tuple[str, str]:
+    """The template's two blocks: `system` (the step's instructions, rendered with no inputs
+    at all, so it is the same on every call and a prompt cache can reuse it) and `user` (the
+    case at hand, rendered with the step's inputs). With `marked`, as `render_marked` does."""
+    template = environment(marked).get_template(template_name)
+    for block in ("system", "user"):
+        if block not in template.blocks:
+            raise ValueError(f"{template_name}: no {{% block {block} %}}")
+    system = "".join(template.blocks["system"](template.new_context({}))).strip()
+    context = template.new_context(inputs.model_dump(mode="json"))
+    user = "".join(template.blocks["user"](context)).strip()
+    return system, user
 
 
 def render_marked(template_name: str, inputs: BaseModel) -> str:
     """`render`, with every printed value between VALUE_START and VALUE_END (nested when a
     macro prints values): what is left outside them is the template's own wording."""
-    return environment(marked=True).get_template(template_name).render(inputs.model_dump(mode="json"))
+    return "\n\n".join(render_parts(template_name, inputs, marked=True))
 
 
 def template_hash(template_name: str) -> str:

@@ -24,12 +24,35 @@ D = TypeVar("D", bound=BaseModel)
 
 @dataclass(frozen=True)
 class Step(Generic[I, D]):
-    """One judgement: its name, its template in prompts/, its output model and its fallback."""
+    """One judgement: its name, its template in prompts/, its output model and its fallback.
+
+    A model is asked for `decision` itself, unless the step names a smaller `answer` to ask
+    for (what a small model can give: enums, a sentence), with `from_answer` building the
+    decision from it and `to_answer` putting a decision the same way (the stub server answers
+    with the fallback's decision put so)."""
 
     name: str
     template: str
     decision: type[D]
     fallback: Callable[[I], D]
+    answer: type[BaseModel] | None = None
+    from_answer: Callable[[I, Any], D] | None = None
+    to_answer: Callable[[D], BaseModel] | None = None
+
+    @property
+    def asks(self) -> type[BaseModel]:
+        """The model a model is asked to answer with."""
+        return self.answer or self.decision
+
+    def decided(self, inputs: I, answer: BaseModel) -> D:
+        """The decision a model's answer makes."""
+        if self.from_answer is None:
+            return self.decision.model_validate(answer.model_dump())
+        return self.from_answer(inputs, answer)
+
+    def answer_of(self, decision: D) -> BaseModel:
+        """A decision as the model would have answered it."""
+        return decision if self.to_answer is None else self.to_answer(decision)
 
 
 class Decider(Protocol):

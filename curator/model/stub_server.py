@@ -152,7 +152,8 @@ class FallbackEcho:
         self.voice = voice
 
     def learn(self, request: Request, messages: list[dict[str, Any]]) -> None:
-        decision = request.step.fallback(request.inputs).model_dump(mode="json")
+        step = request.step
+        decision = step.answer_of(step.fallback(request.inputs)).model_dump(mode="json")
         if self.voice is not None:
             decision = self.voice(request.step.name, decision)
         self.decisions[prompt_digest(messages)] = decision

@@ -19,6 +19,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from curator.domain.models import Gap, MemoryKind
 from curator.model.decision import DecisionModel, ModelText, decision_context
+from curator.turn.judgement import Judgement
 
 MAX_MEMORIES_PER_TURN = 4
 
@@ -74,7 +75,10 @@ class ContextNote(DecisionModel):
 
 
 class Interpretation(DecisionModel):
-    """Step `interpret`: intent vs reality → memories, immediate context and feelings."""
+    """Step `interpret`: intent vs reality → memories, immediate context and feelings.
+
+    `judgement` is how the turn was read (the model's answer, or the rules' reading put the
+    same way), so a game or an eval can see who helped, who harmed and how much it mattered."""
 
     gap: Gap
     significance: float = Field(ge=0.0, le=1.0)
@@ -84,6 +88,7 @@ class Interpretation(DecisionModel):
     relationship_contexts: list[ContextNote] = Field(default_factory=list)
     memories: list[MemoryDraft] = Field(default_factory=list, max_length=MAX_MEMORIES_PER_TURN)
     feelings: list[Feeling] = Field(default_factory=list)
+    judgement: Judgement | None = None
 
     @model_validator(mode="after")
     def _subjects_were_involved(self, info: ValidationInfo) -> Interpretation:
@@ -112,9 +117,9 @@ FadeOutcome = Literal["no_impact", "revise_summary", "core"]
 class FadeReview(DecisionModel):
     """Step `fade_review`: a memory leaves the recent window; does it change the long-term view?"""
 
+    reason: ModelText = Field(min_length=1, max_length=400)
     outcome: FadeOutcome
     summary: ModelText | None = Field(default=None, max_length=1200)
-    reason: ModelText = Field(min_length=1, max_length=400)
 
     @model_validator(mode="after")
     def _summary_when_revising(self) -> FadeReview:
@@ -126,8 +131,8 @@ class FadeReview(DecisionModel):
 class CoreDecision(DecisionModel):
     """Step `core_review` (template promote.j2): does a highly significant memory become core?"""
 
-    promote: bool
     reason: ModelText = Field(min_length=1, max_length=400)
+    promote: bool
 
 
 class Reconciliation(DecisionModel):

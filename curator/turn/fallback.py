@@ -28,6 +28,7 @@ from curator.turn.inputs import (
     InterpretInput,
     ReconcileInput,
 )
+from curator.turn.judging import judgement_of_rules
 from curator.turn.narration import describe_relationship, lower_first, retell, sentence, summary_tone, tried
 from curator.turn.reading import Reading, read_turn
 
@@ -244,7 +245,7 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
                           kind=kind, emotional_impact=feeling, valence=valence,
                           importance=sig, traits=reading.actor_traits[:4])]
     for other, role in reading.roles.items():
-        if other == inp.perceiver or role == "present" or sig < 0.5 or len(drafts) >= 4:
+        if other not in inp.allowed_subjects or role == "present" or sig < 0.5 or len(drafts) >= 4:
             continue
         clause = retell(reading.clause_of.get(other, turn.reality), perceiver=inp.perceiver,
                         actor=turn.actor)
@@ -306,9 +307,11 @@ def interpret(inp: InterpretInput) -> Interpretation:
         if role == "betrayer":
             weight *= 1.6
         feelings.append(Feeling(toward=other, sentiment_shift=round(_clamp(sign * weight, -1, 1), 3)))
-    return Interpretation(gap=reading.gap, significance=sig, harm=reading.harm, danger=reading.danger,
-                          immediate_context=now, relationship_contexts=notes, memories=drafts,
-                          feelings=feelings)
+    decision = Interpretation(gap=reading.gap, significance=sig, harm=reading.harm, danger=reading.danger,
+                              immediate_context=now, relationship_contexts=notes, memories=drafts,
+                              feelings=feelings)
+    decision.judgement = judgement_of_rules(inp, decision)
+    return decision
 
 
 def fade_review(inp: FadeReviewInput) -> FadeReview:

@@ -46,6 +46,9 @@ class InterpretInput(BaseModel):
     relationships: dict[str, RelationView]
     recent_self: list[MemoryView]
     allowed_subjects: list[str]
+    # The reality as this perceiver saw it: the game's words to the actor, retold for an
+    # observer with the actor named where the game says "you" (a small model mixes them up).
+    seen: str = ""
 
 
 class FadeReviewInput(BaseModel):

@@ -34,8 +34,9 @@ from curator.turn.inputs import (
     ReconcileInput,
     RelationView,
 )
+from curator.turn.judging import turn_reading
 from curator.turn.lenses import combine, lens_weights, retain
-from curator.turn.narration import summary_tone
+from curator.turn.narration import retell, summary_tone
 from curator.turn.threads import Thread, clamp, memory_change, memory_id, unseen_intent
 
 
@@ -122,14 +123,18 @@ class Curation:
             c for c in [turn.actor, *turn.others] if c != perceiver]
         threads = {other: self.relationship_thread(perceiver, other, now) for other in subjects}
         own = self.self_thread(perceiver, now)
+        seen = turn.reality if role == "actor" else retell(turn.reality, perceiver=perceiver,
+                                                           actor=turn.actor)
         inputs = InterpretInput(
             perceiver=perceiver, role=role, persona=self.persona(perceiver),
             turn=turn if role == "actor" else self.observed(turn),
             relationships={o: RelationView.of(t.rel) for o, t in threads.items() if t.rel},
-            recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects)
+            recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects, seen=seen)
         interpretation, record = self.decider.decide(
             steps.INTERPRET, inputs, character=perceiver, context={"allowed_subjects": subjects})
         self.changes.steps.append(record)
+        if interpretation.judgement is not None:
+            self.changes.readings.append(turn_reading(perceiver, interpretation.judgement, record.decided_by))
 
         self.world.set_character(perceiver, immediate_context=interpretation.immediate_context)
         if role == "actor":

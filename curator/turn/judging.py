@@ -1,0 +1,182 @@
+"""Judging: a perceiver's `Judgement` of a turn, and the `Interpretation` built from it.
+
+A model is asked for a small judgement (a first-person sentence, a feeling word, the gap,
+what each other character did, how much it matters); a 1.5B model answers that in seconds.
+`interpretation_from` turns it into the memories, contexts and feelings the pipeline stores,
+by rules: which kind of memory each deed makes, how far one turn may move a feeling (a model
+cannot push a bond from 0 to +1 in one turn however it answers). The game's own outcome
+hints (`turn.outcome`) win over the model's reading, as they do over the fallback's.
+
+`judgement_of_rules` puts the rule-based reading the same way, so the fallback's reading and a
+model's can be compared field by field (`curator eval judge`), and the stub server can answer
+with the fallback's judgement.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from curator.domain.config import FORMATION_THRESHOLDS
+from curator.domain.lexicon import trait_polarity
+from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_band
+from curator.domain.results import TurnReading
+from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
+from curator.turn.inputs import InterpretInput
+from curator.turn.judgement import HINDRANCES, Deed, Judgement, JudgementAnswer, OtherReading, Valence
+from curator.turn.narration import sentence, summary_tone
+from curator.turn.reading import read_turn
+
+_SIGN = {"positive": 1.0, "neutral": 0.0, "negative": -1.0}
+_DEED_OF_KIND: dict[MemoryKind, Deed] = {MemoryKind.KINDNESS: "helped", MemoryKind.BETRAYAL: "betrayed",
+                                         MemoryKind.CONFLICT: "harmed", MemoryKind.DANGER: "harmed"}
+_DEED_OF_ROLE: dict[str, Deed] = {"helper": "helped", "hostile": "harmed", "betrayer": "betrayed"}
+
+
+def settled(inp: InterpretInput, judgement: Judgement) -> Judgement:
+    """The judgement with what the game settled (`turn.outcome`) put over the model's reading."""
+    hint = inp.turn.outcome
+    if hint is None:
+        return judgement
+    update: dict[str, object] = {}
+    if hint.result is not None:
+        update["gap"] = hint.result
+    if hint.harm is not None:
+        update["harm"] = hint.harm
+    if hint.danger is not None:
+        update["danger"] = hint.danger
+    if hint.importance is not None:
+        update["significance"] = significance_band(hint.importance)
+    return judgement.model_copy(update=update)
+
+
+def _importance(inp: InterpretInput, judgement: Judgement) -> float:
+    hint = inp.turn.outcome
+    if hint is not None and hint.importance is not None:
+        return hint.importance
+    return SIGNIFICANCE[judgement.significance]
+
+
+def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, sig: float,
+                        traits: list[str]) -> MemoryDraft | None:
+    rel = inp.relationships.get(other.id)
+    first = rel is None or rel.interactions == 0
+    sign = _SIGN[other.feeling]
+    if inp.role == "observer":
+        if other.did == "none" and other.id != inp.turn.actor:
+            return None
+        kind, valence = MemoryKind.WITNESSED, 0.45 * sign
+    elif other.did == "helped":
+        kind, valence = MemoryKind.KINDNESS, 0.4 + 0.5 * sig
+    elif other.did == "betrayed":
+        kind, valence = MemoryKind.BETRAYAL, -0.85
+    elif other.did == "blocked":
+        kind, valence = MemoryKind.CONFLICT, -(0.4 + 0.4 * sig)
+    elif other.did == "harmed":
+        perilous = (j.harm or j.danger) and sig >= SIGNIFICANCE["major"]
+        kind = MemoryKind.DANGER if perilous else MemoryKind.CONFLICT
+        valence = -0.9 if perilous else -(0.4 + 0.4 * sig)
+    elif first and other.id in inp.turn.others:
+        kind, valence = MemoryKind.ENCOUNTER, 0.1 + 0.2 * sign
+    elif sign:
+        kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.3 * sign
+    else:
+        return None
+    kept = [t for t in traits if trait_polarity(t) * sign >= 0][:4]
+    return MemoryDraft(subject=other.id, content=j.memory, kind=kind, emotional_impact=j.emotion,
+                       valence=round(max(-1.0, min(1.0, valence)), 3), importance=sig, traits=kept)
+
+
+def _self_draft(j: Judgement, sig: float) -> MemoryDraft:
+    if j.harm or j.danger:
+        kind, valence = MemoryKind.DANGER, -0.9 if j.harm else -0.6
+    elif j.gap in (Gap.FAILED, Gap.BLOCKED, Gap.THWARTED):
+        kind, valence = MemoryKind.FAILURE, -0.45
+    elif j.gap in (Gap.SUCCEEDED, Gap.HELPED) and sig >= SIGNIFICANCE["notable"]:
+        kind, valence = MemoryKind.TRIUMPH, 0.8
+    elif j.gap is Gap.SURPRISED:
+        kind, valence = MemoryKind.DISCOVERY, 0.3
+    elif j.gap is Gap.MIXED:
+        kind, valence = MemoryKind.PROCESS_NOTE, 0.0
+    else:
+        kind, valence = MemoryKind.PROCESS_NOTE, 0.1
+    return MemoryDraft(subject=None, content=j.memory, kind=kind, emotional_impact=j.emotion,
+                       valence=valence, importance=sig)
+
+
+def trusted_by(inp: InterpretInput) -> frozenset[str]:
+    """Those the perceiver trusts (a bond above 0.25, or a summary that speaks well of them):
+    a harm from one of them is a betrayal."""
+    return frozenset(other for other, rel in inp.relationships.items()
+                     if rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3)
+
+
+def interpretation_from(inp: InterpretInput, answer: JudgementAnswer) -> Interpretation:
+    """The memories, contexts and feelings a model's answer makes, by rules."""
+    j = settled(inp, answer.judgement(inp.turn.actor, trusted_by(inp)))
+    sig = _importance(inp, j)
+    readings = [j.reading_of(other) for other in inp.allowed_subjects]
+    drafts: list[MemoryDraft] = []
+    if j.significance != "trivial":
+        traits = read_turn(inp.turn).traits
+        for reading in readings:
+            draft = _relationship_draft(inp, j, reading, sig, traits.get(reading.id, []))
+            if draft is not None and len(drafts) < 3:
+                drafts.append(draft)
+        if inp.role == "actor" and not drafts:
+            drafts.append(_self_draft(j, sig))
+    notes = [ContextNote(about=d.subject, text=j.memory) for d in drafts if d.subject is not None]
+    weight = 0.15 + 0.45 * sig if inp.role == "actor" else 0.1 + 0.2 * sig
+    feelings = [Feeling(toward=r.id, sentiment_shift=round(_SIGN[r.feeling] * weight
+                                                           * (1.6 if r.did == "betrayed" else 1.0), 3))
+                for r in readings if r.feeling != "neutral"]
+    now = sentence(f"{j.memory.rstrip('.!?')}. I feel {j.emotion}.", limit=700)
+    return Interpretation(gap=j.gap, significance=sig, harm=j.harm, danger=j.danger,
+                          immediate_context=now, relationship_contexts=notes, memories=drafts,
+                          feelings=feelings, judgement=j)
+
+
+def _short(text: str, words: int = 40, limit: int = 290) -> str:
+    cut = " ".join(text.split()[:words])
+    return cut if len(cut) <= limit else cut[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def judgement_of_rules(inp: InterpretInput, interpretation: Interpretation) -> Judgement:
+    """The fallback's interpretation put as a judgement: what it took each character to have
+    done (from the memory it drafted about them, else the rule reader's roles), how its
+    feelings moved, and how much the turn mattered (trivial when no draft would be kept)."""
+    reading = read_turn(inp.turn)
+    kinds = {d.subject: d.kind for d in interpretation.memories if d.subject is not None}
+    shifts = {f.toward: f.sentiment_shift for f in interpretation.feelings}
+    others = []
+    for other in inp.allowed_subjects:
+        kind = kinds.get(other)
+        did: Deed | None = _DEED_OF_KIND.get(kind) if kind is not None else None
+        if did is None:
+            did = _DEED_OF_ROLE.get(reading.roles.get(other, "present"), "none")
+        if did == "none" and other == inp.turn.actor:  # the actor's deeds, as an observer saw them
+            acts = set(reading.acts_on.values())
+            did = "harmed" if "hostile" in acts else "helped" if "helped" in acts else "none"
+        if did == "harmed" and interpretation.gap is Gap.BLOCKED and other != inp.turn.actor:
+            did = "blocked"
+        shift = shifts.get(other, 0.0)
+        feeling: Valence = "positive" if shift >= 0.05 else "negative" if shift <= -0.05 else "neutral"
+        if did == "none" and feeling == "positive":
+            did = "kind"
+        others.append(OtherReading(id=other, did=did, feeling=feeling))
+    kept = any(d.importance >= FORMATION_THRESHOLDS.get(d.kind, 0.0) for d in interpretation.memories)
+    significance = significance_band(interpretation.significance) if kept else "trivial"
+    main = max(interpretation.memories, key=lambda d: d.importance, default=None)
+    return Judgement(memory=_short(main.content if main else interpretation.immediate_context),
+                     emotion=main.emotional_impact if main else "calm", gap=interpretation.gap,
+                     others=others, significance=significance, harm=interpretation.harm,
+                     danger=interpretation.danger)
+
+
+def turn_reading(perceiver: str, j: Judgement, decided_by: Literal["model", "fallback"]) -> TurnReading:
+    """A judgement as a turn's result reports it to the game."""
+    return TurnReading(
+        character=perceiver, gap=j.gap.value, significance=j.significance,
+        helped=[o.id for o in j.others if o.did == "helped"],
+        harmed=[o.id for o in j.others if o.did in HINDRANCES],
+        betrayed_by=[o.id for o in j.others if o.did == "betrayed"],
+        feelings={o.id: o.feeling for o in j.others}, harm=j.harm, danger=j.danger, decided_by=decided_by)

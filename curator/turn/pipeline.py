@@ -53,8 +53,6 @@ class Curation:
     def __post_init__(self) -> None:
         self.seq = self.world.next_memory_seq()
         self._personas: dict[str, str] = {}
-        # What a model said is going on with each character this turn: (owner, other) → text.
-        self._model_notes: dict[tuple[str, str], str] = {}
         self._lens_weights: dict[str, dict[str, float]] = {}
         # The memories each perceiver has in mind this turn (its threads): what links are sought in.
         self._in_mind: dict[str, list[Thread]] = {}
@@ -143,8 +141,6 @@ class Curation:
             rel = threads[note.about].rel
             if rel is not None:
                 rel.immediate_context = note.text
-            if record.decided_by == "model":
-                self._model_notes[(perceiver, note.about)] = note.text
         for thread in threads.values():
             rel = thread.rel
             assert rel is not None
@@ -350,16 +346,13 @@ class Curation:
 
     def first_impression(self, thread: Thread, memory: Memory) -> None:
         """The first significant memory of someone starts the summary. Nothing is contradicted,
-        so nobody is asked: the words are the model's own note on this character from this
-        turn's interpretation, when a model interpreted it, else the traits described."""
+        so nobody is asked: the words are the traits the memories showed, described."""
         rel = thread.rel
         assert rel is not None
-        summary = self._model_notes.get((thread.owner, rel.other))
-        if summary is None:
-            inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
-                                    other=rel.other, memory=MemoryView.of(memory),
-                                    relationship=RelationView.of(rel), contradiction=False)
-            summary = fallback.reconcile(inputs).summary
+        inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
+                                other=rel.other, memory=MemoryView.of(memory),
+                                relationship=RelationView.of(rel), contradiction=False)
+        summary = fallback.reconcile(inputs).summary
         rel.long_term_summary = summary
         self.changes.summaries_revised.append(SummaryChange(
             owner=thread.owner, other=rel.other, summary=summary, step="first_impression",

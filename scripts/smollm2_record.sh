@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Record fixtures from a real model: SmolLM2-135M-Instruct served by llama.cpp on 127.0.0.1
-# (scripts/smollm2_server.sh sets it up; the first run builds llama-cpp-python, ~9 minutes).
+# (scripts/smollm2_server.sh starts it: scripts/local_model.sh with LOCAL_MODEL=smollm2, the
+# prebuilt xllamacpp wheel; a first run installs it in well under a minute).
 # Plays the first $TURNS turns of the shipped transcript and saves every provider response in
 # fixtures/llm/two_animals-smollm2/ ("kind": "recorded"). tests/test_recorded.py replays them.
 #

@@ -4,7 +4,9 @@ reinforces the memory it repeats instead of forming another.
 A draft repeats a recent memory of the same thread (owner and subject) when it is
 
 - the same kind told in nearly the same words: the Jaccard of their content words reaches the
-  world's `duplicate_similarity`;
+  world's `duplicate_similarity`; or any kind told in the same words (`VERBATIM`): a model
+  that tells two turns alike may still file them differently, but the memory is one (unless
+  one was felt as plainly good and the other as plainly painful);
 - the same event retold under another heading: almost every content word of the shorter is
   in the longer, and both are felt about the same way. A first meeting ("I met Beaver for the
   first time. Beaver slaps his tail …") is filed as an encounter and the same splash twenty
@@ -29,6 +31,8 @@ from curator.domain.lexicon import tokens, word_set
 from curator.domain.models import Memory, MemoryKind
 from curator.turn.decisions import MemoryDraft
 
+VERBATIM = 0.9  # content words shared: the same telling, whatever kind or feeling it was filed under
+OPPOSITE = 0.3  # the same words, one felt at least this good and the other this painful: two memories
 RETOLD_SHARE = 0.9  # of the shorter memory's words, found in the longer: the same event retold
 RETOLD_MIN_WORDS = 6  # a shorter memory than this says too little to be called the same event
 RETOLD_VALENCE = 0.5  # told the same, but felt this differently: not the same memory
@@ -52,7 +56,10 @@ def find_repeat(recent: Sequence[Memory], draft: MemoryDraft, *, similarity: flo
     attempted = attempt_objects(action) if action and draft.subject is None else set()
     for memory in reversed(recent):
         theirs = word_set(memory.content)
-        if memory.kind is draft.kind and _jaccard(words, theirs) >= similarity:
+        overlap = _jaccard(words, theirs)
+        if memory.kind is draft.kind and overlap >= similarity:
+            return memory
+        if overlap >= VERBATIM and not _opposite(memory.valence, draft.valence):
             return memory
         if _retold(words, theirs) and abs(memory.valence - draft.valence) <= RETOLD_VALENCE:
             return memory
@@ -62,6 +69,11 @@ def find_repeat(recent: Sequence[Memory], draft: MemoryDraft, *, similarity: flo
             if earlier and attempted & attempt_objects(earlier):
                 return memory
     return None
+
+
+def _opposite(a: float, b: float) -> bool:
+    """Felt the opposite way: one plainly good, the other plainly painful."""
+    return a * b < 0 and min(abs(a), abs(b)) >= OPPOSITE
 
 
 def reinforce(memory: Memory, draft: MemoryDraft, *, turn_id: str, at: datetime, importance: float) -> None:

@@ -104,7 +104,7 @@ class JudgementAnswer(DecisionModel):
     emotion: str = Field(max_length=30)
     # The cap is in the schema, so a server's grammar ends a runaway sentence instead of
     # running to max_tokens; the validator keeps whole sentences of at most MEMORY_WORDS words.
-    memory: ModelText = Field(max_length=240)
+    memory: ModelText = Field(json_schema_extra={"maxLength": 240})
 
     @field_validator("memory")
     @classmethod

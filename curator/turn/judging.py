@@ -49,6 +49,17 @@ def settled(inp: InterpretInput, judgement: Judgement) -> Judgement:
     return judgement.model_copy(update=update)
 
 
+def defining_floor(inp: InterpretInput, j: Judgement) -> Judgement:
+    """The bands' own words applied to the facts of an answer: an actor in danger who was hurt,
+    or whom someone helped, in a turn it rated major, nearly died or was saved: "defining"
+    (a small model rates its own near death "major" as often as not)."""
+    helped = any(o.did == "helped" for o in j.others)
+    if (inp.role == "actor" and j.significance == "major" and j.danger and (j.harm or helped)
+            and (inp.turn.outcome is None or inp.turn.outcome.importance is None)):
+        return j.model_copy(update={"significance": "defining"})
+    return j
+
+
 def _importance(inp: InterpretInput, judgement: Judgement) -> float:
     hint = inp.turn.outcome
     if hint is not None and hint.importance is not None:
@@ -112,7 +123,7 @@ def trusted_by(inp: InterpretInput) -> frozenset[str]:
 
 def interpretation_from(inp: InterpretInput, answer: JudgementAnswer) -> Interpretation:
     """The memories, contexts and feelings a model's answer makes, by rules."""
-    j = settled(inp, answer.judgement(inp.turn.actor, trusted_by(inp)))
+    j = defining_floor(inp, settled(inp, answer.judgement(inp.turn.actor, trusted_by(inp))))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
     drafts: list[MemoryDraft] = []

@@ -28,10 +28,10 @@ def inputs(role: str = "actor", *, bond: float = 0.0, interactions: int = 2, **t
     t = Turn.model_validate({**TURN, **turn})
     perceiver = "bear" if role == "actor" else "owl"
     subjects = list(t.others) if role == "actor" else [c for c in [t.actor, *t.others] if c != perceiver]
-    rels = {o: RelationView.of(Relationship(owner=perceiver, other=o, overall_bond=bond, interactions=interactions))
-            for o in subjects}
-    return InterpretInput(perceiver=perceiver, role=role, persona="", turn=t, relationships=rels,  # type: ignore[arg-type]
-                          recent_self=[], allowed_subjects=subjects, seen=t.reality)
+    rels = {o: RelationView.of(Relationship(owner=perceiver, other=o, overall_bond=bond,
+                                            interactions=interactions)) for o in subjects}
+    return InterpretInput(perceiver=perceiver, role=role, persona="", turn=t,  # type: ignore[arg-type]
+                          relationships=rels, recent_self=[], allowed_subjects=subjects, seen=t.reality)
 
 
 def answer(**fields: Any) -> JudgementAnswer:
@@ -56,7 +56,8 @@ def test_the_gap_follows_who_helped_or_hindered_and_how_it_went(
 
 def test_what_the_actor_did_is_no_gap_for_an_observer() -> None:
     # Owl saw Bear chase Wolf off: Bear harmed Wolf, and Bear's own plan went as meant.
-    seen = answer(others=[{"id": "bear", "did": "harmed"}, {"id": "wolf", "did": "nothing"}], outcome="as_meant")
+    seen = answer(others=[{"id": "bear", "did": "harmed"}, {"id": "wolf", "did": "nothing"}],
+                  outcome="as_meant")
     assert seen.judgement("bear").gap is Gap.SUCCEEDED
 
 
@@ -111,7 +112,8 @@ def test_the_rules_reading_put_as_a_judgement_and_back() -> None:
     inp = inputs()
     made = fallback.interpret(inp)
     assert made.judgement == judgement_of_rules(inp, made)
-    assert made.judgement.gap is Gap.BLOCKED and made.judgement.reading_of("wolf").did in ("blocked", "harmed")
+    assert made.judgement.gap is Gap.BLOCKED
+    assert made.judgement.reading_of("wolf").did in ("blocked", "harmed")
     again = answer_of(made.judgement).judgement("bear")
     assert (again.gap, again.significance) == (made.judgement.gap, made.judgement.significance)
     reading = turn_reading("bear", made.judgement, "fallback")

@@ -137,6 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     context.add_argument("--max-tokens", type=int, default=1_000, help="budget (default 1000)")
     context.add_argument("--peek", action="store_true", help="time the read alone, no recall refresh")
     context.add_argument("--json", action="store_true", help="print one JSON object")
+    calls = commands.add_parser("calls", help="seconds and tokens per model call, from a recorded set "
+                                              "(evals/bench_calls.py)")
+    calls.add_argument("--fixtures", default=None, help="the fixture set (default evals/fixtures/qwen1.5b)")
+    calls.add_argument("--json", action="store_true", help="print one JSON object")
     locomo = commands.add_parser("locomo", help="LoCoMo retrieval recall@k and its run time")
     locomo.add_argument("path", nargs="?", default="../shared/data/locomo/locomo-dev.json")
     locomo.add_argument("--json", action="store_true", help="print one JSON object")
@@ -148,6 +152,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("need --memories >= 10, --characters >= 2 and --calls >= 1")
         result = bench_context(args.memories, args.characters, args.calls, args.max_tokens, args.peek)
         print(json.dumps(result, indent=2) if args.json else format_context_report(result))
+        return 0
+    if args.command == "calls":
+        from evals.bench_calls import DEFAULT, bench_calls, format_calls
+
+        measured = bench_calls(Path(args.fixtures) if args.fixtures else DEFAULT)
+        print(json.dumps(measured, indent=2) if args.json else format_calls(measured))
         return 0
     if args.command == "locomo":
         from curator.evals.locomo import evaluate

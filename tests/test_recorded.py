@@ -2,8 +2,8 @@
 
 fixtures/llm/two_animals-scripted/ is scripted (python -m evals.record scripted): the stub
 server answered each step with the fallback's decision, each memory marked "[scripted] ".
-fixtures/llm/two_animals-smollm2/ is recorded: SmolLM2-135M-Instruct's real HTTP responses
-(scripts/smollm2_record.sh), replayed with the settings they were recorded with."""
+fixtures/llm/two_animals-qwen1.5b/ is recorded: Qwen2.5-Coder-1.5B-Instruct's real HTTP responses
+(scripts/local_model_record.sh), replayed with the settings they were recorded with."""
 
 from __future__ import annotations
 
@@ -19,11 +19,10 @@ from curator.model.llm import ModelSettings
 from curator.turn.judgement import first_sentences
 from evals.record import MARK, SCRIPTED, SCRIPTED_SETTINGS
 
-SMOLLM2 = ROOT / "fixtures" / "llm" / "two_animals-smollm2"
-SMOLLM2_PLAY = ROOT / "fixtures" / "llm" / "two_animals-smollm2.play.json"
-SMOLLM2_SETTINGS = ModelSettings(model="openai/smollm2", api_base="http://127.0.0.1:8766/v1",
-                                 mode="json_object_schema", retries=1, max_tokens=400, timeout=180,
-                                 concurrency=1)
+RECORDED = ROOT / "fixtures" / "llm" / "two_animals-qwen1.5b"
+RECORDED_PLAY = ROOT / "fixtures" / "llm" / "two_animals-qwen1.5b.play.json"
+RECORDED_SETTINGS = ModelSettings(model="openai/qwen2.5-coder-1.5b", api_base="http://127.0.0.1:8767/v1",
+                                  retries=1, max_tokens=400, timeout=300, temperature=0, concurrency=1)
 
 
 def turns(limit: int | None = None) -> list[str]:
@@ -41,7 +40,7 @@ def answers(store: FixtureStore) -> list[dict[str, Any]]:
 
 
 def test_every_fixture_file_says_what_it_is() -> None:
-    for directory, kind in ((SCRIPTED, "scripted"), (SMOLLM2, "recorded")):
+    for directory, kind in ((SCRIPTED, "scripted"), (RECORDED, "recorded")):
         entries = FixtureStore(directory).entries()
         assert entries, f"{directory} holds no fixtures"
         assert {e["kind"] for e in entries} == {kind}
@@ -73,10 +72,10 @@ def test_the_transcript_in_model_mode_remembers_what_the_model_answered() -> Non
     assert all(m.content.startswith(MARK) for m in bear_wolf.recent_memories + bear_wolf.core_memories)
 
 
-def test_a_real_small_model_is_carried_by_validation_and_fallbacks(tmp_path: Path) -> None:
-    played = json.loads(SMOLLM2_PLAY.read_text())
-    store = FixtureStore(SMOLLM2)
-    with Replayer(store) as replay, Curator(tmp_path / "w.db", model=SMOLLM2_SETTINGS) as world:
+def test_a_real_local_model_decides_and_is_replayed_as_it_was(tmp_path: Path) -> None:
+    played = json.loads(RECORDED_PLAY.read_text())
+    store = FixtureStore(RECORDED)
+    with Replayer(store) as replay, Curator(tmp_path / "w.db", model=RECORDED_SETTINGS) as world:
         results = world.observe_many(turns(played["turns"]))
         calls = world.calls()
         counted = world.world.turn_count()
@@ -88,5 +87,7 @@ def test_a_real_small_model_is_carried_by_validation_and_fallbacks(tmp_path: Pat
             fallbacks[reason] = fallbacks.get(reason, 0) + count
     assert fallbacks == played["fallbacks_by_reason"]  # the same outcome as the live run
     assert sum(1 for c in calls if c.outcome == "model") == played["decided_by_model"]
-    assert all(c.model == "openai/smollm2" and c.attempts >= 1 for c in calls)
+    assert all(c.model == "openai/qwen2.5-coder-1.5b" and c.attempts >= 1 for c in calls)
+    # the model decided most steps itself
+    assert sum(1 for c in calls if c.outcome == "model") >= 0.9 * len(calls)
     assert len(replay.served) == len(store.entries())

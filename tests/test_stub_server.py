@@ -233,3 +233,28 @@ def test_an_episode_end_is_consolidated_by_the_model(transcript_turns: list[dict
     assert [(s.step, s.decided_by) for s in changes.steps] == [("consolidate", "model")]
     assert wolf.long_term_summary == changes.summaries_revised[0].summary
     assert len(wolf.recent_memories) <= 3  # all but the last three were consolidated
+
+
+def test_a_recording_resumes_from_what_it_saved_and_prunes_what_it_no_longer_uses(
+        tmp_path: Path, transcript_turns: list[dict[str, Any]]) -> None:
+    store = FixtureStore(tmp_path / "fixtures")
+    echo = FallbackEcho()
+    turns = transcript_turns[:6]
+    with StubModelServer(echo) as stub:
+        with Recorder(store, kind="recorded", source="stub"), echo_world(":memory:", stub, echo) as world:
+            for t in turns[:3]:  # a recording that stopped part-way
+                world.observe(t)
+        first = len(stub.received)
+        stale = store.directory / "0000stale000000000000000.json"
+        stale.write_text(json.dumps({"key": "stale"}))
+        time.sleep(0.01)
+        started = time.time()
+        recorder = Recorder(store, kind="recorded", source="stub")
+        with recorder, echo_world(":memory:", stub, echo) as world:
+            for t in turns:  # resumed: the first three turns' answers come from disk
+                world.observe(t)
+        asked_again = len(stub.received) - first
+    assert recorder.reused == first  # nothing already saved was asked again
+    assert asked_again == len(recorder.saved)
+    assert store.prune_unused(started) == 1 and not stale.exists()
+    assert len(store.entries()) == first + asked_again

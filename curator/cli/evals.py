@@ -45,7 +45,7 @@ def default_cases() -> Path:
 
 
 def default_fixtures() -> Path:
-    """The shipped fixture set (evals/fixtures/smollm2/), found like the cases; if it is not
+    """The shipped fixture set (evals/fixtures/qwen1.5b/), found like the cases; if it is not
     there, the relative path, so that replay names what it looked for."""
     from curator.evals.modes import DEFAULT_FIXTURES
 
@@ -91,7 +91,7 @@ def _print_totals(report: RunReport) -> None:
 @click.option("--model", help="--mode live: the model as litellm names it (else $CURATOR_MODEL)")
 @click.option("--api-base", help="--mode live: an OpenAI-compatible server (else $CURATOR_API_BASE)")
 @click.option("--fixtures", type=click.Path(file_okay=False, path_type=Path),
-              help="--mode replay: the fixture set (default evals/fixtures/smollm2)")
+              help="--mode replay: the fixture set (default evals/fixtures/qwen1.5b)")
 @click.option("--record", type=click.Path(file_okay=False, path_type=Path),
               help="--mode live: save every response here as a fixture set for --mode replay; "
                    "answers already there are reused, so a stopped recording resumes")
@@ -259,7 +259,7 @@ JUDGE_FIELDS = ("gap", "helped", "harmed", "valence", "significance", "core", "i
 @click.option("--model", help="--mode live: the model as litellm names it (else $CURATOR_MODEL)")
 @click.option("--api-base", help="--mode live: an OpenAI-compatible server (else $CURATOR_API_BASE)")
 @click.option("--fixtures", type=click.Path(file_okay=False, path_type=Path),
-              help="--mode replay: the fixture set (default evals/fixtures/smollm2)")
+              help="--mode replay: the fixture set (default evals/fixtures/qwen1.5b)")
 @click.option("--record", type=click.Path(file_okay=False, path_type=Path),
               help="--mode live: save every response here (answers already saved there are reused)")
 @click.option("--prune", is_flag=True,

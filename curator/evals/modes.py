@@ -41,7 +41,7 @@ class Named(Protocol):
     @property
     def name(self) -> str: ...
 
-DEFAULT_FIXTURES = Path("evals") / "fixtures" / "smollm2"
+DEFAULT_FIXTURES = Path("evals") / "fixtures" / "qwen1.5b"
 
 
 class FallbackMode:

@@ -5,7 +5,8 @@ It owns what a step is (`steps`: a template, a decision model and a fallback und
 text a model writes (`decision`, `answer_checks`), the templates and their strict Jinja
 environment (`prompts`), rounds that keep model calls outside the write transaction
 (`rounds`), the one module that imports litellm and instructor, lazily (`llm`), the model
-settings from arguments or the environment (`settings`), the call log (`calls`), recorded and
+settings from arguments or the environment (`settings`), whether a model can be asked at all
+and a cool-down when it cannot (`health`), the call log (`calls`), recorded and
 scripted fixtures replayed through respx (`fixtures`), a stub OpenAI-compatible server for
 tests and benchmarks (`stub_server`), and offline token counting (`tokens`).
 

@@ -1,16 +1,19 @@
 """The model gateway: the one module that imports litellm and instructor, and only on first use.
 
-A `ModelGateway` answers `Request`s (rounds.py): it renders the step's template, asks the
-model through litellm for the step's decision model with instructor (a validation error is
-sent back to the model, `retries` times), and returns an `Answer`. When the model cannot
-answer (no model, timeout, connection error, rate limit or server error after retries,
-invalid answers after retries, a refusal, an empty answer) the step's deterministic
-fallback decides and the answer says why. It never returns an empty decision.
+A `ModelGateway` answers `Request`s (rounds.py): it renders the step's template (its system
+block, the same on every call, then its user block), asks the model through litellm for what
+the step asks (`Step.asks`: the decision itself, or a smaller answer the step builds its
+decision from) with instructor (a validation error is sent back to the model, `retries`
+times), and returns an `Answer`. When the model cannot answer (no model, timeout, connection
+error, rate limit or server error after retries, invalid answers after retries, a refusal, an
+empty answer, a server cooling down after refusing connections) the step's deterministic
+fallback decides and the answer says why. It never returns an empty decision. A missing API
+key is `ModelUnavailable`, before any request (health.py).
 
-Settings come from `ModelSettings` (model_settings.py) or the `CURATOR_*` environment.
+Settings come from `ModelSettings` (settings.py) or the `CURATOR_*` environment.
 
 Every request carries two headers, `X-Curator-Template` (name@hash) and `X-Curator-Schema`
-(the decision schema's hash): recorded fixtures are keyed by them (fixtures.py).
+(the answer schema's hash): recorded fixtures are keyed by them (fixtures.py).
 """
 
 from __future__ import annotations

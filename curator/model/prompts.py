@@ -4,7 +4,10 @@ This module owns how a step's template becomes text: where the templates live (i
 installed package, else the checkout's top-level `prompts/`), the strict environment that
 renders them (a missing variable is an error, never an empty string), the filters they use,
 each template's hash (recorded fixtures are keyed by it) and its header comment
-(`purpose:`, `inputs:`, `output:`). It knows nothing of SQL and never talks to a model.
+(`purpose:`, `inputs:`, `output:`). A step's template has two blocks: `system` (its
+instructions and examples, rendered with no inputs, so it is the same on every call and a
+prompt cache reuses it) and `user` (the case at hand). It knows nothing of SQL and never
+talks to a model.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ episodes and fades memories. Each judgement is a step (`steps`): a template, a d
 (`decisions`, told `inputs`) and a rule-based fallback (`fallback`, which reads the game
 master's text with `reading` and phrases memories in the character's own voice with
 `narration`). A model is asked for a small judgement (`judgement`) that `judging` turns into
-the same interpretation the fallback makes. `appraisal` judges each drafted memory through several lenses; `dedup` turns a
-repeat into reinforcement.
+the same interpretation the fallback makes. `appraisal` judges each drafted memory through
+several lenses; `dedup` turns a repeat into reinforcement.
 
 May import: `curator.recall` (the memory network a new memory is linked into),
 `curator.evolution` (practice, the attributes that weight the lenses, the identity step),

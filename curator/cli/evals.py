@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,41 @@ def default_fixtures() -> Path:
     return _in_checkout(DEFAULT_FIXTURES) or DEFAULT_FIXTURES
 
 
+def model_source_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Where a run's answers come from: --model and --api-base (live), --fixtures (replay),
+    --record and --prune (live, saving what it is told)."""
+    for option in reversed([
+        click.option("--model", help="--mode live: the model as litellm names it (else $CURATOR_MODEL)"),
+        click.option("--api-base", help="--mode live: an OpenAI-compatible server (else $CURATOR_API_BASE)"),
+        click.option("--fixtures", type=click.Path(file_okay=False, path_type=Path),
+                     help="--mode replay: the fixture set (default evals/fixtures/qwen1.5b)"),
+        click.option("--record", type=click.Path(file_okay=False, path_type=Path),
+                     help="--mode live: save every response here as a fixture set for --mode replay; "
+                          "answers already there are reused, so a stopped recording resumes"),
+        click.option("--prune", is_flag=True,
+                     help="With --record: afterwards delete what each case's run did not use"),
+    ]):
+        command = option(command)
+    return command
+
+
+def chosen_mode(mode: str, *, model: str | None, api_base: str | None, fixtures: Path | None,
+                record: Path | None, prune: bool) -> Any:
+    """The mode the options name, or a usage error for an option the mode does not take."""
+    from curator.evals.modes import make_mode
+
+    if (model or api_base) and mode != "live":
+        raise click.UsageError("--model and --api-base are for --mode live")
+    if record is not None and mode != "live":
+        raise click.UsageError("--record is for --mode live")
+    if prune and record is None:
+        raise click.UsageError("--prune is for --record")
+    if fixtures is not None and mode != "replay":
+        raise click.UsageError("--fixtures is for --mode replay")
+    return make_mode(mode, model=model, api_base=api_base, prune=prune, record=record,
+                     fixtures=fixtures or (default_fixtures() if mode == "replay" else None))
+
+
 def _case_line(result: CaseResult) -> str:
     mark = "✓" if result.ok else "✗"
     total = result.passed + result.failed
@@ -88,15 +124,7 @@ def _print_totals(report: RunReport) -> None:
 @click.option("--mode", type=click.Choice(["fallback", "replay", "live"]), default="fallback",
               show_default=True,
               help="fallback: rules only; replay: recorded model responses; live: a configured model")
-@click.option("--model", help="--mode live: the model as litellm names it (else $CURATOR_MODEL)")
-@click.option("--api-base", help="--mode live: an OpenAI-compatible server (else $CURATOR_API_BASE)")
-@click.option("--fixtures", type=click.Path(file_okay=False, path_type=Path),
-              help="--mode replay: the fixture set (default evals/fixtures/qwen1.5b)")
-@click.option("--record", type=click.Path(file_okay=False, path_type=Path),
-              help="--mode live: save every response here as a fixture set for --mode replay; "
-                   "answers already there are reused, so a stopped recording resumes")
-@click.option("--prune", is_flag=True,
-              help="With --record: afterwards delete each case's saved answers this run did not use")
+@model_source_options
 @click.option("--series", is_flag=True,
               help="With --json: also each case's per-turn series (feelings, tiers, strengths, steps)")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -125,20 +153,11 @@ def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base:
     """
     from curator.evals.cases import load_cases
     from curator.evals.diff import below_baseline, read_baseline, update_baseline
-    from curator.evals.modes import make_mode
     from curator.evals.runner import run_cases
 
-    if (model or api_base) and mode != "live":
-        raise click.UsageError("--model and --api-base are for --mode live")
-    if record is not None and mode != "live":
-        raise click.UsageError("--record is for --mode live")
-    if prune and record is None:
-        raise click.UsageError("--prune is for --record")
-    if fixtures is not None and mode != "replay":
-        raise click.UsageError("--fixtures is for --mode replay")
+    chosen = chosen_mode(mode, model=model, api_base=api_base, fixtures=fixtures, record=record,
+                         prune=prune)
     held_to = read_baseline(baseline) if baseline is not None else None
-    chosen = make_mode(mode, model=model, api_base=api_base, prune=prune,
-                       fixtures=fixtures or (default_fixtures() if mode == "replay" else None), record=record)
     loaded = load_cases(list(cases) or [default_cases()])
     if not loaded:
         raise click.UsageError("no case files (*.yaml, *.yml, *.json) found")
@@ -256,14 +275,7 @@ JUDGE_FIELDS = ("gap", "helped", "harmed", "valence", "significance", "core", "i
               help="replay or live: score the model's readings beside the fallback's")
 @click.option("--split", type=click.Choice(["dev", "test", "all"]), default="all", show_default=True,
               help="Score the dev turns, the held-out test turns, or all")
-@click.option("--model", help="--mode live: the model as litellm names it (else $CURATOR_MODEL)")
-@click.option("--api-base", help="--mode live: an OpenAI-compatible server (else $CURATOR_API_BASE)")
-@click.option("--fixtures", type=click.Path(file_okay=False, path_type=Path),
-              help="--mode replay: the fixture set (default evals/fixtures/qwen1.5b)")
-@click.option("--record", type=click.Path(file_okay=False, path_type=Path),
-              help="--mode live: save every response here (answers already saved there are reused)")
-@click.option("--prune", is_flag=True,
-              help="With --record: afterwards delete each story's saved answers this run did not use")
+@model_source_options
 @click.option("--misses", is_flag=True, help="Also list every field read wrong")
 @json_option
 @one_line_errors
@@ -280,20 +292,16 @@ def judge_command(stories: tuple[Path, ...], mode: str, split: str, model: str |
     accuracies, counts and (with --misses) the misses.
     """
     from curator.evals.judge import judge, load_stories
-    from curator.evals.modes import FallbackMode, make_mode
+    from curator.evals.modes import FallbackMode
 
-    if (model or api_base) and mode != "live":
-        raise click.UsageError("--model and --api-base are for --mode live")
-    if record is not None and mode != "live":
-        raise click.UsageError("--record is for --mode live")
+    chosen = chosen_mode(mode, model=model, api_base=api_base, fixtures=fixtures, record=record,
+                         prune=prune)
     default = _in_checkout(JUDGE_DIR)
     if not stories and default is None:
         raise click.UsageError("no STORIES given and no evals/judge/ here")
     loaded = load_stories(list(stories) or [default])  # type: ignore[list-item]
     reports = {"fallback": judge(loaded, FallbackMode(), split=split)}
     if mode != "fallback":
-        chosen = make_mode(mode, model=model, api_base=api_base, record=record, prune=prune,
-                           fixtures=fixtures or (default_fixtures() if mode == "replay" else None))
         reports["model"] = judge(loaded, chosen, split=split)
     columns = {name: r.summary() for name, r in reports.items()}
     if as_json:

@@ -143,6 +143,23 @@ def test_repeated_failure_becomes_a_lesson(curator, make_turn: TurnFactory) -> N
     ("You pry the jaws open until Wolf pulls his leg free.", "wolf",
      "Bear pries the jaws open until I pull my leg free."),
     ("Wolf grabs Fox by his ear.", "wolf", "I grab Fox by his ear."),
+    # The perceiver named by a role with its article: the article goes with the name.
+    ("The wolf growls and you back away.", "wolf", "I growl and Bear backs away."),
+    ("You catch the wolf by the scruff.", "wolf", "Bear catches me by the scruff."),
+    ("The wolf's den is empty.", "wolf", "My den is empty."),
+    # A quantifier's "of you" is the actor with the others, not the actor alone.
+    ("Neither of you moves.", "bear", "Neither of us moves."),
+    ("Both of you run.", "owl", "Both of them run."),
+    # "you" that ends a clause is an object even after a word that opens clauses.
+    ("Wolf limps after you.", "bear", "Wolf limps after me."),
+    ("After you leave, Wolf eats.", "bear", "After I leave, Wolf eats."),
+    # The actor and another as one subject, the other named first.
+    ("You and Fox haul the log free.", "bear", "Fox and I haul the log free."),
+    # A capital only where a sentence starts.
+    ("Fox shows Owl a patch. Owl's den is near.", "owl", "Fox shows me a patch. My den is near."),
+    # "-ss" verbs, and adverbs between a subject and its verb.
+    ("You bypass every lock you ever installed.", "owl", "Bear bypasses every lock Bear ever installed."),
+    ("You never reach the bank.", "owl", "Bear never reaches the bank."),
 ])
 def test_retelling_in_the_perceivers_voice(text: str, perceiver: str, expected: str) -> None:
     assert retell(text, perceiver=perceiver, actor="bear") == expected

@@ -46,6 +46,8 @@ def _third_person(verb: str) -> str:
     lower = verb.lower()
     if lower in _IRREGULAR_3P:
         return _IRREGULAR_3P[lower]
+    if lower.endswith("ss") and lower not in _NOT_VERBS:  # "you bypass" → "Kell bypasses"
+        return verb + "es"
     if lower in _MODALS or lower in _NOT_VERBS or lower.endswith(("ed", "ly", "s")):
         return verb
     if lower.endswith(("ch", "sh", "x", "z", "o")):
@@ -104,11 +106,18 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
         # ("blocks you", "warned you"); anywhere else it starts a clause ("as you reach").
         after = _next_word(parts, i)
         following = after[1].lower() if after else ""
-        object_slot = prev_word != "" and prev_word not in _CLAUSE_OPENERS and (
+        # "limps after you." ends the clause: an object even after a word that opens clauses.
+        object_slot = prev_word != "" and (prev_word not in _CLAUSE_OPENERS or following == ""
+                                           or _ends_clause(parts, i)) and (
             prev_word in _OBJECT_AFTER
             or (prev_word.endswith(("s", "ed")) and len(prev_word) > 3)
             or following in _NOT_VERBS or following == "" or _ends_clause(parts, i))
         subject_slot = prev_word == "" or not object_slot
+        if prev_word in _ARTICLES and lower in (own_name, own_name + "'s") and not is_actor:
+            # "the smith accepts" → "I accept": the perceiver named by its role, article and all.
+            _drop_article(out)
+            prev_word = _last_word(out)
+            subject_slot = prev_word == "" or prev_word in _CLAUSE_OPENERS
         replacement: str | None = None
         if lower in ("you're", "you've", "you'd", "you'll"):
             if is_actor:
@@ -120,8 +129,14 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
             replacement = "myself" if is_actor else "themselves"
         elif lower in ("your", "yours"):
             replacement = ("my" if lower == "your" else "mine") if is_actor else actor_name + "'s"
+        elif lower == "you" and prev_word == "of" and _quantifier(out):
+            # "neither of you" / "both of you": the actor and the others with it.
+            replacement = "us" if is_actor else "them"
         elif lower == "you":
-            if is_actor:
+            if is_actor and subject_slot and _and_name(parts, i):
+                # "You and Kell haul" → "Kell and I haul".
+                parts[i + 4], replacement = "I", parts[i + 4]
+            elif is_actor:
                 replacement = "I" if subject_slot else "me"
                 nxt = _next_word(parts, i) if subject_slot else None
                 if nxt is not None and nxt[1].lower() in _BE_1P:  # "you are going" → "I am going"
@@ -149,12 +164,60 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
         elif lower == own_name + "'s" and not is_actor:
             replacement = "my"
         if replacement is not None:
-            # "Your path" → "My path"; "I" and names keep their own capitals.
-            out.append(_cap_like(replacement, part) if replacement[:1].islower() else replacement)
+            # "Your path" → "My path", but "Fox shows me", not "Fox shows Me": a capital only
+            # where a sentence starts; "I" and names keep their own.
+            starts = _sentence_starts(out)
+            out.append(replacement if not replacement[:1].islower()
+                       else _cap_like(replacement, "X" if starts else "x"))
         else:
             out.append(part)
         prev_word = lower
     return "".join(out)
+
+
+_ARTICLES = frozenset({"the", "a", "an", "this", "that", "our"})
+_QUANTIFIERS = frozenset({"neither", "either", "both", "all", "each", "none", "one", "two", "three",
+                          "some", "any", "most", "few", "many", "several"})
+
+
+def _last_word(out: list[str]) -> str:
+    """The last word written so far, lowercased; "" after clause punctuation or at the start."""
+    for part in reversed(out):
+        if part[:1].isalpha():
+            return part.lower()
+        if any(ch in part for ch in ".;!?:,"):
+            return ""
+    return ""
+
+
+def _drop_article(out: list[str]) -> None:
+    """Take the article (and the space after it) off the end of what is written."""
+    while out and not out[-1][:1].isalpha():
+        out.pop()
+    if out:
+        out.pop()
+
+
+def _quantifier(out: list[str]) -> bool:
+    """True when the written text ends "<quantifier> of" ("neither of", "both of")."""
+    words = [p.lower() for p in out if p[:1].isalpha()][-2:]
+    return len(words) == 2 and words[0] in _QUANTIFIERS
+
+
+def _and_name(parts: list[str], i: int) -> bool:
+    """True when "you" at i is followed by "and <Name>" ("you and Kell")."""
+    return (i + 4 < len(parts) and parts[i + 1] == " " and parts[i + 2].lower() == "and"
+            and parts[i + 3] == " " and parts[i + 4][:1].isupper() and parts[i + 4].isalpha())
+
+
+def _sentence_starts(out: list[str]) -> bool:
+    """True when the next word written starts a sentence."""
+    for part in reversed(out):
+        if part[:1].isalpha():
+            return False
+        if any(ch in part for ch in ".!?"):
+            return True
+    return True
 
 
 _BE_1P = {"are": "am", "were": "was", "aren't": "am not", "weren't": "wasn't"}
@@ -196,10 +259,15 @@ def _ends_clause(parts: list[str], i: int) -> bool:
     return i + 1 < len(parts) and any(ch in parts[i + 1] for ch in ".;!?:,")
 
 
+_ADVERBS = frozenset({"ever", "never", "always", "just", "still", "also", "often", "already", "even",
+                      "almost", "soon", "once", "again", "now", "then", "only", "rarely", "seldom"})
+
+
 def _next_word(parts: list[str], i: int) -> tuple[int, str] | None:
-    """The verb after a subject, skipping an adverb ('you barely reach' → 'reach')."""
-    for j in range(i + 1, min(i + 5, len(parts))):
-        if parts[j][:1].isalpha() and not parts[j].lower().endswith("ly"):
+    """The verb after a subject, skipping adverbs ('you barely reach', 'you ever installed')."""
+    for j in range(i + 1, min(i + 7, len(parts))):
+        lower = parts[j].lower()
+        if parts[j][:1].isalpha() and not lower.endswith("ly") and lower not in _ADVERBS:
             return j, parts[j]
     return None
 

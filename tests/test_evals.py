@@ -85,6 +85,27 @@ def test_json_case_and_transcript_path(tmp_path: Path) -> None:
     assert case_files([tmp_path]) == [tmp_path / "c.json"]
 
 
+def test_a_case_can_play_a_judgement_story(tmp_path: Path) -> None:
+    """`story:` plays a judgement story's turns, its characters' personas set at the start."""
+    story = {"genre": "harbour", "characters": {"mara": "Mara, the harbour pilot", "jon": "Jon, a deckhand"},
+             "turns": [{"id": "h1", "split": "dev", "world_time": "2031-05-01T06:00:00Z", "actor": "mara",
+                        "others": ["jon"], "observers": ["jon"],
+                        "intent": {"thought": "Tide's turning", "action": "Cast off"},
+                        "reality": "Jon slips on the wet deck and you haul him back aboard by his collar.",
+                        "gold": {"mara": {"gap": "succeeded", "significance": "medium"},
+                                 "jon": {"gap": "helped", "helped": ["mara"], "significance": "high"}}}]}
+    (tmp_path / "harbour.yaml").write_text(yaml.safe_dump(story, sort_keys=False), encoding="utf-8")
+    doc = {"name": "harbour", "about": "a judgement story as a case", "seeds": ["001"],
+           "story": "harbour.yaml",
+           "checks": [{"expect": "memory_exists", "owner": "jon", "subject": "mara", "words": ["haul"]}]}
+    case = load_case(write(tmp_path, doc))
+    assert [t.id for t in case.turns] == ["h1"]
+    assert [(a.after, a.persona.character) for a in case.actions if a.persona] == [("start", "mara"),
+                                                                                  ("start", "jon")]
+    result = run_case(case, fallback_curator)
+    assert result.passed == 1, result.checks
+
+
 @pytest.mark.parametrize(("change", "field", "words"), [
     (lambda d: d["checks"][0].pop("owner"), "checks.0.owner", "Field required"),
     (lambda d: d["checks"][0].update(expect="memory_vibes"), "checks.0",
@@ -98,7 +119,8 @@ def test_json_case_and_transcript_path(tmp_path: Path) -> None:
     (lambda d: d["turns"][1].pop("reality"), "turns.1.reality", "Field required"),
     (lambda d: d["turns"][2].update(id="t1"), "turns.2", "appears twice"),
     (lambda d: d["turns"][3].update(world_time="2025-01-01T00:00:00Z"), "turns.3", "earlier than"),
-    (lambda d: d.update(transcript="x.jsonl"), None, "either transcript"),
+    (lambda d: d.update(transcript="x.jsonl"), None, "one of transcript"),
+    (lambda d: d.update(story="story.yaml"), None, "one of transcript"),
     (lambda d: d.update(actions=[{"after": "t1"}]), "actions.0", "exactly one of"),
     (lambda d: d.update(actions=[{"after": "t7", "fade": {"until": "2026-01-01"}}]), "actions.0.after", "t7"),
     (lambda d: d["checks"].append({"expect": "relationship", "owner": "bear", "other": "wolf", "after": "t1",

@@ -1,7 +1,8 @@
 """Eval cases: the file format (YAML or JSON) and its loading, with a clear error when malformed.
 
 A case is a small game session about one behaviour of curator's design: turns (a JSONL transcript
-beside it, or inline `turns:`), optional `config` overrides, `actions` at chosen points
+beside it, inline `turns:`, or the turns and personas of a judgement story, `story:`), optional
+`config` overrides, `actions` at chosen points
 (fade, episode end, a recalling context, personas, blocks, an evolution cycle) and `checks`, expectations read
 at a turn (`after: t005`) or at the `end`. This module owns the pydantic models of that
 format (the expectation kinds are a union discriminated on `expect`) and `load_case`, which
@@ -23,6 +24,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from curator import CaseError, CharacterId, CuratorConfig, InvalidTurn, Turn, parse_turn
+from curator.evals.judge import load_story
 from curator.evals.kinds import EXPECT_KINDS, Expectation
 
 # The design documents a case checks (`seeds:` in a case file), by number or file name.
@@ -124,13 +126,16 @@ class CaseDocument(BaseModel):
     config: dict[str, Any] = Field(default_factory=dict)
     transcript: str | None = None
     turns: list[dict[str, Any]] | None = None
+    story: str | None = None  # a judgement story (judge.py): its turns, and its characters' personas
     actions: list[Action] = Field(default_factory=list)
     checks: list[Expectation] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _turns(self) -> CaseDocument:
-        if (self.transcript is None) == (self.turns is None):
-            raise ValueError("give either transcript (a JSONL path) or turns (a list), not both")
+        given = [s for s in (self.transcript, self.turns, self.story) if s is not None]
+        if len(given) != 1:
+            raise ValueError("give one of transcript (a JSONL path), turns (a list) or story "
+                             "(a judgement story's path)")
         return self
 
 
@@ -181,10 +186,21 @@ def load_case(path: Path) -> EvalCase:
         config = CuratorConfig.model_validate(doc.config)
     except ValidationError as error:
         raise _from_validation(error, where, prefix="config") from error
-    turns = _turns(doc, path)
+    actions = doc.actions
+    if doc.story is not None:
+        story = load_story(path.parent / doc.story)
+        raws: list[tuple[str, str, Any]] = [("story", f"{doc.story} turn {item.id}: ",
+                                             item.model_dump(exclude={"split", "gold"}))
+                                            for item in story.turns]
+        # The story's characters are who its personas say, before the first turn.
+        actions = [Action.model_validate({"after": "start", "persona": {"character": c, "text": text}})
+                   for c, text in story.characters.items()] + actions
+    else:
+        raws = _raw_turns(doc, path)
+    turns = _turns(raws, where, field="turns" if doc.turns is not None else "transcript")
     _check_points(doc, turns, where)
     return EvalCase(path=path, name=doc.name, about=doc.about, seeds=seeds, config=config, turns=turns,
-                    actions=doc.actions, checks=doc.checks)
+                    actions=actions, checks=doc.checks)
 
 
 def load_cases(paths: list[Path]) -> list[EvalCase]:
@@ -248,8 +264,8 @@ def _from_validation(error: ValidationError, where: str, prefix: str | None = No
     return CaseError(message + more, path=where, field=field)
 
 
-def _turns(doc: CaseDocument, path: Path) -> list[Turn]:
-    """Validate the turns; an error names `turns.N.field`, or `transcript` and the line."""
+def _raw_turns(doc: CaseDocument, path: Path) -> list[tuple[str, str, Any]]:
+    """The turns as written, each with its field and where in the transcript it is."""
     where = str(path)
     raws: list[tuple[str, str, Any]]  # (field, where in the transcript, the turn)
     if doc.turns is not None:
@@ -264,17 +280,22 @@ def _turns(doc: CaseDocument, path: Path) -> list[Turn]:
                             field="transcript") from error
         raws = [("transcript", f"{doc.transcript} line {n}: ", line) for n, line in enumerate(lines, 1)
                 if line.strip() and not line.lstrip().startswith("#")]
+    return raws
+
+
+def _turns(raws: list[tuple[str, str, Any]], where: str, *, field: str) -> list[Turn]:
+    """Validate the turns; an error names `turns.N.field`, or `transcript` and the line."""
     turns: list[Turn] = []
     seen: set[str] = set()
-    for field, line, raw in raws:
+    for at, line, raw in raws:
         try:
             turn = parse_turn(raw)
         except InvalidTurn as error:
             if line:
-                raise CaseError(line + str(error), path=where, field=field) from error
+                raise CaseError(line + str(error), path=where, field=at) from error
             message = _TURN_PREFIX.sub("", str(error))
             raise CaseError(message, path=where,
-                            field=f"{field}.{error.field}" if error.field else field) from error
+                            field=f"{at}.{error.field}" if error.field else at) from error
         problem = None
         if turn.id in ("start", "end"):
             problem = "'start' and 'end' name points of a case, not turns"
@@ -283,12 +304,11 @@ def _turns(doc: CaseDocument, path: Path) -> list[Turn]:
         elif turns and turn.world_time < turns[-1].world_time:
             problem = f"turn {turn.id!r} is earlier than the turn before it"
         if problem:
-            raise CaseError(line + problem, path=where, field=field)
+            raise CaseError(line + problem, path=where, field=at)
         seen.add(turn.id)
         turns.append(turn)
     if not turns:
-        raise CaseError("the case has no turns", path=where,
-                        field="turns" if doc.turns is not None else "transcript")
+        raise CaseError("the case has no turns", path=where, field=field)
     return turns
 
 

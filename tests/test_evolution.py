@@ -305,15 +305,35 @@ def test_every_change_is_traceable_to_a_memory(evolved: tuple[Curator, dict[int,
 
 def test_trust_and_rapport_move_the_right_way(evolved: tuple[Curator, dict[int, Any]]) -> None:
     world, _ = evolved
-    reasons = [r[0] for r in world.world.conn.execute(
-        "select reason from attribute_changes where other = 'fox' and attribute = 'trust' order by id")]
-    assert reasons[0].startswith("trust in Fox +") and reasons[0].endswith("(kindness)")
-    betrayals = [r for r in reasons if r.endswith("(betrayal)")]
-    deltas = [float(r.split()[3].rstrip(":")) for r in betrayals]
-    assert len(betrayals) == 2 and all(d <= -0.15 for d in deltas)  # a betrayal hits hard
-    assert max(float(r.split()[3].rstrip(":")) for r in reasons if r.endswith("(kindness)")) < 0.06
+    rows = world.world.conn.execute(
+        "select memory_id, delta, reason from attribute_changes where other = 'fox' and attribute = 'trust' "
+        "order by id").fetchall()
+    reasons = [r[2] for r in rows]
+    # The first kindness moves trust at its own turn; the cycle applies the rest of its pull.
+    assert reasons[0].startswith("trust in Fox +") and reasons[0].endswith("(kindness, at the turn)")
+    assert any(r.endswith("(kindness)") for r in reasons)
+    # Each of the two betrayals hits hard, half at its turn and the rest at the cycle.
+    at_turn = [r[1] for r in rows if r[2].endswith("(betrayal, at the turn)")]
+    in_cycle = [r[1] for r in rows if r[2].endswith("(betrayal)")]
+    assert len(at_turn) == 2 and len(in_cycle) == 2 and sum(at_turn + in_cycle) <= -0.3
+    assert max(r[1] for r in rows if "(kindness" in r[2]) < 0.06
     fox = world.character("bear").relationships["fox"]
     assert fox.trust < 0.25 and fox.rapport < 0.5
+
+
+def test_a_betrayal_shows_in_trust_at_its_turn() -> None:
+    """No cycle needed: the turn that earns it moves trust, and the log says so."""
+    with Curator(":memory:") as world:
+        world.observe({"id": "k1", "world_time": "2025-05-01T08:00:00Z", "actor": "bear", "others": ["fox"],
+                       "intent": {"thought": "Hungry", "action": "Look for food"},
+                       "reality": "Fox trots up and shares its berries with you, then helps you find more."})
+        kind = world.character("bear").relationships["fox"].trust
+        world.observe({"id": "b1", "world_time": "2025-05-02T08:00:00Z", "actor": "bear", "others": ["fox"],
+                       "intent": {"thought": "Rest", "action": "Sleep by my trout"},
+                       "reality": "Fox betrays you: it eats the trout it promised to guard while you sleep "
+                                  "and lies about it."})
+        fox = world.character("bear").relationships["fox"]
+    assert kind > 0.5 and fox.trust < kind - 0.1 and fox.rapport < 0.5
 
 
 def test_export_and_import_keep_trust_and_rapport(evolved: tuple[Curator, dict[int, Any]]) -> None:

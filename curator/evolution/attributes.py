@@ -8,6 +8,10 @@ turn drawn on) pushes some attributes a little, by the rules in `effects`. Pushe
 near the bounds, one memory moves one attribute by at most `max_step`, one cycle by at most
 `cycle_cap`, and every change is logged with the memory that caused it and why. Running a
 cycle again with no new turns changes nothing.
+
+Trust and rapport in another character also move at the turn that earns them: a memory
+formed about someone applies `TURN_SHARE` of its pull at once (`at_turn`), so a betrayal
+shows in trust the moment it happens; the next cycle applies the rest.
 """
 
 from __future__ import annotations
@@ -17,13 +21,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from curator.domain.config import EvolutionConfig
-from curator.domain.models import Memory, MemoryKind, display_name, iso
+from curator.domain.models import Memory, MemoryKind, Relationship, display_name, iso
 from curator.evolution.personality import AttributeChange
 from curator.store.rows import SELECT_MEMORY, memory_from_row
 from curator.store.world import World
 
 K = MemoryKind
 _MIN_DELTA = 0.0005  # smaller moves are not worth a line in the log
+# The share of a memory's pull on trust and rapport applied when the memory forms; a cycle
+# applies the rest, so a turn and a cycle together move them as a cycle alone did before.
+TURN_SHARE = 0.5
 
 
 def effects(memory: Memory) -> list[tuple[str, float, str]]:
@@ -110,6 +117,29 @@ def relation_effects(memory: Memory) -> list[tuple[str, float, str]]:
     return []
 
 
+def at_turn(world: World, config: EvolutionConfig, rel: Relationship, memory: Memory) -> None:
+    """Move the owner's trust and rapport in `memory`'s subject by `TURN_SHARE` of the memory's
+    pull, as it forms; `rel` is changed in place (its caller saves it) and each move logged."""
+    for name, weight, why in relation_effects(memory):
+        value = rel.trust if name == "trust" else rel.rapport
+        limit = config.relation_step * 8
+        raw = max(-limit, min(limit, weight * config.relation_step * (0.5 + memory.importance / 2)))
+        after = round(max(0.0, min(1.0, value + dampen(value, raw * TURN_SHARE, config.start, 0.0, 1.0))), 4)
+        delta = round(after - value, 4)
+        if abs(delta) < _MIN_DELTA:
+            continue
+        if name == "trust":
+            rel.trust = after
+        else:
+            rel.rapport = after
+        label = f"{name} in {display_name(rel.other)}"
+        world.conn.execute(
+            "insert into attribute_changes (character, attribute, other, delta, value_after, memory_id, "
+            "reason, world_time) values (?, ?, ?, ?, ?, ?, ?, ?)",
+            (rel.owner, name, rel.other, delta, after, memory.id,
+             f"{label} {delta:+.3f}: {quote(memory.content)} ({why}, at the turn)", iso(memory.created_at)))
+
+
 def dampen(value: float, push: float, start: float, low: float, high: float) -> float:
     """Diminishing returns: past `start`, a push toward a bound shrinks with the room left."""
     if push > 0 and value > start:
@@ -188,7 +218,7 @@ def drift(world: World, config: EvolutionConfig, character: str, now: datetime) 
                 state.push(name, None, weight, memory, why)
         if memory.subject in state.trust:
             for name, weight, why in relation_effects(memory):
-                state.push(name, memory.subject, weight, memory, why)
+                state.push(name, memory.subject, weight * (1 - TURN_SHARE), memory, why)
     save(world, state, now)
     last = max(last, _last_turn_seq(world, now))
     world.conn.execute(

@@ -18,7 +18,7 @@ from curator.domain.config import CuratorConfig
 from curator.domain.fading import faded_strength
 from curator.domain.models import Memory, Tier, Turn, iso, trusted
 from curator.domain.results import ChangeSet, SkippedDraft, SummaryChange
-from curator.evolution import practice
+from curator.evolution import attributes, practice
 from curator.model.decision import MemoryView
 from curator.model.steps import Decider
 from curator.recall import network
@@ -231,6 +231,8 @@ class Curation:
             dedup.reinforce(repeat, draft, turn_id=turn.id, at=turn.world_time, importance=kept.importance)
             self.world.update_memory(repeat)
             self.changes.reinforced.append(memory_change(repeat, "a repeat of this memory"))
+            if rel is not None:  # a second betrayal hurts at its own turn too
+                attributes.at_turn(self.world, self.config.evolution, rel, repeat)
             return
         memory = trusted(Memory, {  # a draft's fields were validated; in the model's order
             "id": memory_id(turn.id, thread.owner, index), "owner": thread.owner, "subject": draft.subject,
@@ -250,6 +252,8 @@ class Curation:
         if kept.by not in (None, "formation"):
             change.kept_by = kept.by
         self.changes.formed.append(change)
+        if rel is not None:
+            attributes.at_turn(self.world, self.config.evolution, rel, memory)
         if memory.importance >= self.config.core_threshold:
             self.core_review(thread, memory)
         self.overflow(thread, turn.world_time)

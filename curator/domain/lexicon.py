@@ -89,6 +89,22 @@ THWART_WORDS = frozenset({"stole", "stolen", "took"})
 BETRAY = frozenset({"betray", "trick", "deceiv", "cheat", "fool", "mislead", "abandon", "lur"})
 BETRAY_WORDS = frozenset({"lied", "misled", "duped"})
 BETRAY_PHRASES = ("lies to you", "lying to you", "a lie", "lied to")
+# Betrayal in other words: selling someone out, taking the credit for their work, claiming to
+# have made what another made, losing what one was trusted with.
+BETRAY_DEED = re.compile(
+    r"\b(?:sell|sells|sold|selling)\s+(?:\w+\s+)?out\b|\bsold (?:\w+ )?(?:the |her |his |your |my )?"
+    r"(?:secret|code|plan|location|hiding)|\b(?:tak|took|claim|steal|stole|grab)\w*\s+(?:all\s+)?"
+    r"(?:the\s+)?credit\b|\bcredit for (?:your|you)\b|\btrusted (?:you|him|her|them) with\b"
+    r"|\bgambl\w*\b.{0,30}\baway\b|\b(?:has not|hasn't|never) corrected\b"
+    r"|\bthe (?:fix|idea|work|call|find|plan) was (?:his|hers|theirs)\b"
+    r"|\b(?:he|she|they) had (?:\w+ )?(?:it|them) (?:himself|herself|themselves)\b")
+# Making amends, thanks and forgiveness: good done to the actor, whatever else the words say
+# ("says he lied and is ashamed of it, and asks your pardon" is no betrayal).
+AMENDS = re.compile(
+    r"\b(?:sorry|apolog\w*|pardon|forgiv\w*|ashamed|amends|thank(?:s|ed)?|grateful|was wrong|owned up"
+    r"|confess\w*|repa(?:y|ys|id)|pays? (?:you |it |her |him )?back"
+    r"|(?:gives?|gave|slides?|slid|hands?|handed|pushes|pushed|lays?|laid) (?:\w+ ){0,4}back"
+    r"|strikes? off|struck off|every (?:penny|cent|dollar)|the correction)\b")
 # A lure: leading someone somewhere, then mocking or deserting them there ("leads you into a
 # thicket and runs off laughing"). Guidance alone is help; with either of these it is a trick.
 GUIDE = frozenset({"lead", "guid", "show", "take"})
@@ -104,7 +120,9 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
                         "carries", "free", "frees", "freed", "freeing"})
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
-                "steps aside to let you", "lets you")
+                "steps aside to let you", "lets you", "the other end", "a hand", "pitches in",
+                "for no wages", "sits with you", "stays until", "at your side", "by your side",
+                "your name on", "in your name")
 # Moving a thing toward someone ("noses a trout toward you", "rolls the last apple over to
 # Wolf"): the noun before the direction is what was passed; `reading._gives` counts it as a
 # gift when that noun is food or goods (a thrown rock is no gift, a trout that swims toward
@@ -117,6 +135,11 @@ RESCUE_PHRASES = ("frees you", "pulls you", "drags you", "saves you", "stands be
                   # the same acts going on ("lies down outside, guarding you")
                   "freeing you", "saving you", "guarding you", "shielding you", "protecting you",
                   "defending you", "watching over you")
+# Rescue done to the actor, whatever the verb of pulling or getting ("hooks you under the arms
+# and drags you clear", "hauls you across a saddle", "talks you out row by row").
+RESCUE = re.compile(r"\b(?:drag|pull|haul|hook|yank|heave|hoist|fish|lift|carr|tear|tore|talk|wrench"
+                    r"|snatch|grab|get|got|lead|led|sav)\w*\s+(?:\w+\s+){0,2}?you\s+(?:out|clear|free|loose"
+                    r"|back|aboard|up|away|across|off|onto|to safety|through|from|under the arms)\b")
 # Acting against a third party on the actor's behalf: the agent helps, whatever the verbs say.
 PROTECT_PHRASES = ("fights off", "fought off", "drives off", "drove off", "drives the", "chases off",
                    "chases away", "scares off", "scares away", "fends off", "stands between",
@@ -140,7 +163,8 @@ HARM_BODY = re.compile(r"\b(?:tear|tears|tore|torn|rip|rips|ripped|gash|gashes|g
                        r"(your|my|his|her|its|their)\b")
 DANGER = frozenset({"poacher", "hunter", "rifle", "gun", "trap", "snare", "fire", "flood",
                     "storm", "avalanche", "predator", "danger", "threat", "steel", "bullet",
-                    "wildfire", "rockslide", "collaps", "drown", "poison"})
+                    "wildfire", "rockslide", "collaps", "drown", "poison", "smoke", "flame",
+                    "pistol", "explos"})
 # Placing or making a danger: these verbs with a danger for their object ("you set the trap",
 # "you bury the steel jaws", "you light a fire", "you load the rifle") bring danger into the
 # world on purpose. "Poison" is a danger whatever it is done to.
@@ -151,15 +175,28 @@ ARM_WORDS = frozenset({"set", "sets", "setting", "lay", "lays", "laying", "laid"
                        "poison", "poisons", "poisoned"})
 LETHAL = frozenset({"kill", "death", "dead", "dying", "die", "lethal", "bullet", "gunshot",
                     "shot", "rifle", "steel"})
-LETHAL_PHRASES = ("nearly die", "almost die", "near death", "your life", "for your life",
-                  "could have died", "bleeding out", "steel trap", "jaws of the trap")
+# Mortal danger in so many words: these say there was danger, whatever else the text does.
+MORTAL_PHRASES = ("nearly die", "almost die", "near death", "could have died", "bleeding out",
+                  "an inch from", "a finger's width from", "goes under", "went under", "down in the smoke",
+                  "fills with smoke")
+# "your life" only says the danger was mortal when there was one ("saving your life this
+# hungry winter" is a figure of speech).
+LETHAL_PHRASES = (*MORTAL_PHRASES, "your life", "for your life", "steel trap", "jaws of the trap")
 # A life saved or spared: it was at stake.
 LIFE_SAVED = re.compile(r"\b(?:sav|spar)(?:e|es|ed|ing)\s+(?:your|my|his|her|its|their)\s+life\b")
+# Said of a life that was at stake, danger or not in the words ("you are alive because of her",
+# "I'd be deleted without you"): these need no danger in the text to be mortal.
+ALIVE_BECAUSE = re.compile(
+    r"\balive because of\b|\bowe (?:you|him|her|them) (?:my|your|his|her) life\b"
+    r"|\bbut for (?:you|him|her|them|\w+),? (?:you|i|he|she|they)(?:'d| would)\b"
+    r"|\b(?:i|you|he|she|they)(?:'d| would) (?:be|have been) (?:dead|deleted|drowned|killed|gone)\b.{0,20}"
+    r"\bwithout\b")
 FAIL = frozenset({"fail", "miss", "slip", "fall", "fell", "lose", "lost", "stumbl", "tumbl",
-                  "escap", "empty", "vain", "useless", "sink", "untouch", "slid", "slide"})
+                  "escap", "vain", "useless", "sink", "untouch", "slid", "slide"})
 FAIL_WORDS = frozenset({"can't", "cannot", "unable", "fled", "wriggles", "slips"})
 FAIL_PHRASES = ("catch nothing", "caught nothing", "nothing to eat", "nothing in your",
-                "without a single", "with no ", "empty belly", "out from under", "give up", "gives up")
+                "without a single", "with no ", "empty belly", "empty-handed", "comes up empty",
+                "came up empty", "empty paws", "out from under", "give up", "gives up")
 SUCCESS = frozenset({"catch", "caught", "find", "found", "reach", "manag", "succeed", "enjoy",
                      "feast", "finish", "gather", "collect", "eat", "ate", "drink", "haul",
                      "rest", "slept", "sleep", "arriv", "win", "won", "grab", "pin"})
@@ -182,7 +219,8 @@ INTENSE = frozenset({"furious", "terrif", "scream", "roar", "howl", "desperat", 
                      "agony", "rage", "fierce", "savage", "violent", "frantic", "wild"})
 QUIET_PHRASES = ("nothing happens", "nothing else", "nothing much", "uneventful", "all is quiet",
                  "quiet", "peaceful", "undisturbed", "nothing disturbs", "calm", "that is all",
-                 "pays no attention")
+                 "pays no attention", "yawn", "as ever", "as always", "as usual", "routine",
+                 "nothing to report", "has moved an inch", "stay empty", "stays empty")
 
 # What a deed says about the one who did it. Order matters: the first match names the trait.
 TRAIT_OF_DEED: tuple[tuple[frozenset[str], str], ...] = (

@@ -85,7 +85,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
     lowered = text.lower()
     # Only "you…" words and (for an observer) its own name are rewritten: text with neither
     # comes back as it is, and the words around a rewrite are read only where there is one.
-    if "you" not in lowered and (is_actor or own_name not in lowered):
+    if "you" not in lowered and own_name not in lowered:
         return text
     actor_name = display_name(actor)
     parts = _WORD.findall(text)
@@ -98,7 +98,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                 prev_word = ""
             continue
         lower = part.lower()
-        if not lower.startswith("you") and (is_actor or not lower.startswith(own_name)):
+        if not lower.startswith("you") and not lower.startswith(own_name):
             out.append(part)
             prev_word = lower
             continue
@@ -113,7 +113,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
             or (prev_word.endswith(("s", "ed")) and len(prev_word) > 3)
             or following in _NOT_VERBS or following == "" or _ends_clause(parts, i))
         subject_slot = prev_word == "" or not object_slot
-        if prev_word in _ARTICLES and lower in (own_name, own_name + "'s") and not is_actor:
+        if prev_word in _ARTICLES and lower in (own_name, own_name + "'s"):
             # "the smith accepts" → "I accept": the perceiver named by its role, article and all.
             _drop_article(out)
             prev_word = _last_word(out)
@@ -149,7 +149,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                         j, verb = nxt
                         parts[j] = _third_person(verb)
                         _agree_coordinated(parts, j, _third_person)
-        elif lower == own_name and not is_actor:
+        elif lower == own_name:  # told in the third person, the perceiver's name is "I" to it
             replacement = "I" if subject_slot else "me"
             nxt = _next_word(parts, i) if subject_slot else None
             if nxt is not None:
@@ -161,7 +161,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                 owned = _next_word(parts, j)
                 if owned is not None and owned[1].lower() in ("his", "her", "its"):
                     parts[owned[0]] = _cap_like("my", owned[1])
-        elif lower == own_name + "'s" and not is_actor:
+        elif lower == own_name + "'s":
             replacement = "my"
         if replacement is not None:
             # "Your path" → "My path", but "Fox shows me", not "Fox shows Me": a capital only

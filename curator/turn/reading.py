@@ -10,35 +10,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from curator.domain import lexicon as lx
 from curator.domain.models import Gap, Turn, display_name
+from curator.turn.perspective import Clause, clauses, second_person
 
-_CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+")
-# "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
-# own deed is that deed's result, so it stays in the actor's clause.
-_RESULT = re.compile(r"\s+until\s+")
-_PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their"})
 _STOP = frozenset({"the", "a", "an", "to", "my", "your", "of", "and", "for", "some", "at", "in", "on",
                    "with", "from", "into", "this", "that", "try", "go", "head", "get", "out", "up"})
-
-
-@dataclass
-class Clause:
-    text: str
-    words: list[str]
-    agent: str | None  # the first non-actor character named in it (or carried by a pronoun)
-    named: list[str]
-
-    @property
-    def by_actor(self) -> bool:
-        """'You dig at the root…': the actor is the one acting in this clause."""
-        return bool(self.words) and self.words[0] in ("you", "your")
-
-    @property
-    def about_actor(self) -> bool:
-        return "you" in self.words or "your" in self.words
 
 
 @dataclass
@@ -71,47 +49,6 @@ class Reading:
     armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
 
-@lru_cache(maxsize=4096)
-def _name_pattern(character: str) -> re.Pattern[str]:
-    name = re.escape(display_name(character).lower())
-    return re.compile(rf"\b{name}(?:'s)?\b")
-
-
-def _clauses(turn: Turn) -> list[Clause]:
-    cast = [c for c in turn.characters if c != turn.actor]
-    out: list[Clause] = []
-    for raw in _split(turn.reality):
-        text = raw.strip()
-        if not text:
-            continue
-        lower = text.lower()
-        positions = []
-        for character in cast:
-            match = _name_pattern(character).search(lower)
-            if match:
-                positions.append((match.start(), character))
-        named = [c for _, c in sorted(positions)]
-        words = lx.tokens(text)
-        agent = named[0] if named else None
-        if agent is None and words and words[0] in _PRONOUNS and out and out[-1].agent:
-            agent = out[-1].agent  # "He growls": the last one acting acts again
-            named = [agent]
-        out.append(Clause(text=text, words=words, agent=agent, named=named))
-    return out
-
-
-def _split(reality: str) -> list[str]:
-    pieces: list[str] = []
-    for sentence in re.split(r"(?<=[.;!?])\s+", reality):
-        head, *results = _RESULT.split(sentence, maxsplit=1)
-        parts = _CLAUSES.split(head)
-        if results and lx.tokens(parts[-1])[:1] == ["you"]:
-            parts[-1] = f"{parts[-1]} until {results[0]}"
-            results = []
-        pieces += parts + [p for r in results for p in _CLAUSES.split(r)]
-    return pieces
-
-
 def action_words(action: str) -> set[str]:
     return {w for w in lx.tokens(action) if len(w) > 3 and w not in _STOP}
 
@@ -134,9 +71,10 @@ def read_turn(turn: Turn) -> Reading:
 
 
 def _read(turn: Turn) -> Reading:
-    clauses = _clauses(turn)
-    words = lx.tokens(turn.reality)
-    lower = turn.reality.lower()
+    reality = second_person(turn.reality, turn.actor)
+    read = clauses(turn, reality)
+    words = lx.tokens(reality)
+    lower = reality.lower()
     reading = Reading(gap=Gap.SUCCEEDED)
     reading.quiet = any(p in lower for p in lx.QUIET_PHRASES)
     torn = [m.group(1) for m in lx.HARM_BODY.finditer(lower)]
@@ -166,7 +104,7 @@ def _read(turn: Turn) -> Reading:
     reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
     reading.concealed = bool(lx.CONCEAL.search(lower))
 
-    for clause in clauses:
+    for clause in read:
         _read_clause(clause, reading)
         if clause.by_actor and _arms(clause.words):
             reading.armed = True
@@ -177,7 +115,8 @@ def _read(turn: Turn) -> Reading:
             # Danger to the actor is danger in what happens *to* it, not in what it does.
             text = clause.text.lower()
             harmed = bool(lx.stem_hits(clause.words, lx.HARM, lx.HARM_WORDS | lx.AGENT_HARM))
-            danger = harmed or bool(lx.stem_hits(clause.words, lx.DANGER))
+            lethal_words = any(p in text for p in lx.MORTAL_PHRASES)  # "you go under twice"
+            danger = harmed or bool(lx.stem_hits(clause.words, lx.DANGER)) or lethal_words
             reading.actor_harm = reading.actor_harm or harmed
             reading.actor_danger = reading.actor_danger or danger
             reading.actor_lethal = reading.actor_lethal or (danger and (
@@ -192,6 +131,8 @@ def _read(turn: Turn) -> Reading:
     # hints: the text's own danger, not a declared one, is what the saved life qualifies.
     if reading.actor_danger and lx.LIFE_SAVED.search(lower):
         reading.actor_lethal = True
+    if lx.ALIVE_BECAUSE.search(lower):  # "you are alive because of her": it was at stake
+        reading.actor_danger = reading.actor_lethal = True
     for other in turn.others:
         reading.roles.setdefault(other, "present")
     _apply_hints(turn, reading)
@@ -272,8 +213,9 @@ def _gives(lower: str, named: list[str]) -> bool:
 def _read_clause(clause: Clause, reading: Reading) -> None:
     lower = clause.text.lower()
     for character in clause.named:
-        reading.clause_of[character] = (reading.clause_of[character] + " " + clause.text
-                                        if character in reading.clause_of else clause.text)
+        said = clause.said or clause.text
+        reading.clause_of[character] = (reading.clause_of[character] + " " + said
+                                        if character in reading.clause_of else said)
     agent = clause.agent
     if agent is None:
         return
@@ -281,9 +223,10 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     thwart = bool(lx.stem_hits(w, lx.THWART, lx.THWART_WORDS))
     harm_done = _harm_done(w, clause.named)
     hostile = thwart or harm_done or bool(lx.stem_hits(w, lx.BLOCK, lx.BLOCK_WORDS))
+    amends = bool(lx.AMENDS.search(lower))
     helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(
-        p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named)
-    if clause.by_actor:
+        p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named) or amends
+    if clause.by_actor and not lx.ALIVE_BECAUSE.search(lower):  # "you are alive because of him": his deed
         # The actor's own deed says nothing about the others' character.
         act = "hostile" if hostile else "helped" if helps else "met"
         if clause.named and act != "met":
@@ -296,11 +239,13 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
             reading.acts_on.setdefault(character, act)
             _set_role(reading, character, "present")
         return
-    betray = bool(lx.stem_hits(w, lx.BETRAY, lx.BETRAY_WORDS)) or any(
-        p in lower for p in lx.BETRAY_PHRASES) or _lure(w, lower)
+    betray = (bool(lx.stem_hits(w, lx.BETRAY, lx.BETRAY_WORDS)) or any(
+        p in lower for p in lx.BETRAY_PHRASES) or _lure(w, lower) or bool(lx.BETRAY_DEED.search(lower))
+    ) and not amends
     targets = [c for c in clause.named[1:] if c != agent]
     protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(
-        p in lower for p in lx.RESCUE_PHRASES) or (
+        p in lower for p in lx.RESCUE_PHRASES) or bool(lx.RESCUE.search(lower)) or bool(
+        lx.ALIVE_BECAUSE.search(lower)) or (
         hostile and any(_threat(t, reading) for t in targets) and not _threat(agent, reading))
     traits = lx.traits_of(w)
     if protect:

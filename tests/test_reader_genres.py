@@ -1,0 +1,75 @@
+"""The rule reader beyond the forest: third-person turns, rescues, betrayals and amends in
+other words, routine moments. Each example is written here, not taken from the eval stories."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import TurnFactory
+
+from curator import Turn
+from curator.turn.narration import retell
+from curator.turn.perspective import second_person
+from curator.turn.reading import read_turn
+
+
+def reading(make_turn: TurnFactory, reality: str, **kw: object):  # type: ignore[no-untyped-def]
+    return read_turn(Turn.model_validate(make_turn(reality, **kw)))
+
+
+@pytest.mark.parametrize(("text", "actor", "expected"), [
+    ("Ada checks Ada's rope.", "ada", "you checks your rope."),
+    # Told about the actor: an object pronoun where someone else acts is the actor.
+    ("Ada slips. Tom hauls her back onto the ledge.", "ada", "you slips. Tom hauls you back onto the ledge."),
+    # Spoken to the actor: pronouns are left alone.
+    ("You slip. Tom hauls her back onto the ledge.", "ada", "You slip. Tom hauls her back onto the ledge."),
+    # The actor not named: nothing changes.
+    ("Tom hauls her back.", "ada", "Tom hauls her back."),
+])
+def test_a_turn_told_in_the_third_person_is_read_in_the_second(text: str, actor: str, expected: str) -> None:
+    assert second_person(text, actor) == expected
+
+
+def test_a_rescue_told_in_the_third_person(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "The boat capsizes and Ada goes under twice. Tom grabs her collar and "
+                              "drags her out onto the shingle.", actor="ada", others=["tom"])
+    assert read.roles["tom"] == "helper" and read.actor_danger and read.actor_lethal
+
+
+def test_alive_because_of_someone_names_the_rescuer_and_the_danger(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "The ice gives way under the sled. You wake by Tom's stove with his coat "
+                              "around you; you are alive because of him.", actor="ada", others=["tom"])
+    assert read.roles["tom"] == "helper" and read.actor_lethal
+
+
+@pytest.mark.parametrize("reality", [
+    "Tom sells you out to the magistrate before the hearing.",
+    "Tom stands before the guild and takes the credit for your design.",
+    "Tom tells the abbot he had carved it himself.",
+    "Every coin you trusted him with is gone. Tom gambled it all away in one night.",
+])
+def test_betrayals_in_other_words(make_turn: TurnFactory, reality: str) -> None:
+    assert reading(make_turn, reality, actor="ada", others=["tom"]).roles["tom"] == "betrayer"
+
+
+@pytest.mark.parametrize("reality", [
+    "Tom comes back with the money, says he lied and is ashamed of it, and asks your pardon.",
+    "Tom thanks you for the night watch.",
+    "Tom slides your keys back across the desk.",
+    "Tom takes the other end of the crate without a word.",
+])
+def test_amends_thanks_and_a_hand_are_help(make_turn: TurnFactory, reality: str) -> None:
+    assert reading(make_turn, reality, actor="ada", others=["tom"]).roles["tom"] == "helper"
+
+
+@pytest.mark.parametrize("reality", [
+    "You read the overnight log. Hull green, scopes empty; you yawn twice.",
+    "The morning round, as always: the pumps, the hay, the broom.",
+])
+def test_a_routine_is_quiet_and_no_failure(make_turn: TurnFactory, reality: str) -> None:
+    read = reading(make_turn, reality, actor="ada")
+    assert read.quiet and not read.failure
+
+
+def test_the_actors_own_name_in_its_memory_is_i() -> None:
+    assert retell("Ada has her hat in her hands when Tom speaks.", perceiver="ada", actor="ada") == \
+        "I have my hat in her hands when Tom speaks."

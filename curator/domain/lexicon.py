@@ -104,7 +104,7 @@ AMENDS = re.compile(
     r"\b(?:sorry|apolog\w*|pardon|forgiv\w*|ashamed|amends|thank(?:s|ed)?|grateful|was wrong|owned up"
     r"|confess\w*|repa(?:y|ys|id)|pays? (?:you |it |her |him )?back"
     r"|(?:gives?|gave|slides?|slid|hands?|handed|pushes|pushed|lays?|laid) (?:\w+ ){0,4}back"
-    r"|strikes? off|struck off|every (?:penny|cent|dollar)|the correction)\b")
+    r"|strikes? off|struck off|the correction)\b")
 # A lure: leading someone somewhere, then mocking or deserting them there ("leads you into a
 # thicket and runs off laughing"). Guidance alone is help; with either of these it is a trick.
 GUIDE = frozenset({"lead", "guid", "show", "take"})
@@ -122,7 +122,8 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
                 "steps aside to let you", "lets you", "the other end", "a hand", "pitches in",
                 "for no wages", "sits with you", "stays until", "at your side", "by your side",
-                "your name on", "in your name")
+                "your name on", "in your name", "keep it", "keep your", "as paid", "pays for",
+                "paid for", "pays off", "paid off")
 # Moving a thing toward someone ("noses a trout toward you", "rolls the last apple over to
 # Wolf"): the noun before the direction is what was passed; `reading._gives` counts it as a
 # gift when that noun is food or goods (a thrown rock is no gift, a trout that swims toward
@@ -140,6 +141,11 @@ RESCUE_PHRASES = ("frees you", "pulls you", "drags you", "saves you", "stands be
 RESCUE = re.compile(r"\b(?:drag|pull|haul|hook|yank|heave|hoist|fish|lift|carr|tear|tore|talk|wrench"
                     r"|snatch|grab|get|got|lead|led|sav)\w*\s+(?:\w+\s+){0,2}?you\s+(?:out|clear|free|loose"
                     r"|back|aboard|up|away|across|off|onto|to safety|through|from|under the arms)\b")
+# Said by someone the actor saved ("I'd be deleted without you", "I'm alive because of you").
+SAVED_BY_YOU = re.compile(r"\b(?:without|because of) you\b")
+# The actor pulling someone else out of it ("you drag Probe's state onto a spare node").
+RESCUE_OTHER = re.compile(r"\b(?:drag|pull|haul|hook|yank|heave|hoist|lift|carr|wrench|snatch)\w*\s+"
+                          r"(?:[\w']+\s+){0,3}?(?:out|clear|free|loose|back|aboard|to safety|onto|across)\b")
 # Acting against a third party on the actor's behalf: the agent helps, whatever the verbs say.
 PROTECT_PHRASES = ("fights off", "fought off", "drives off", "drove off", "drives the", "chases off",
                    "chases away", "scares off", "scares away", "fends off", "stands between",
@@ -162,7 +168,7 @@ HARM_WORDS = frozenset({"blood", "bloody", "bitten", "limp", "limping"})
 HARM_BODY = re.compile(r"\b(?:tear|tears|tore|torn|rip|rips|ripped|gash|gashes|gashed|cut|cuts)\s+"
                        r"(your|my|his|her|its|their)\b")
 DANGER = frozenset({"poacher", "hunter", "rifle", "gun", "trap", "snare", "fire", "flood",
-                    "storm", "avalanche", "predator", "danger", "threat", "steel", "bullet",
+                    "storm", "avalanche", "predator", "danger", "threat", "bullet",
                     "wildfire", "rockslide", "collaps", "drown", "poison", "smoke", "flame",
                     "pistol", "explos"})
 # Placing or making a danger: these verbs with a danger for their object ("you set the trap",
@@ -174,14 +180,16 @@ ARM_WORDS = frozenset({"set", "sets", "setting", "lay", "lays", "laying", "laid"
                        "starts", "started", "load", "loads", "loaded", "rig", "rigs", "rigged",
                        "poison", "poisons", "poisoned"})
 LETHAL = frozenset({"kill", "death", "dead", "dying", "die", "lethal", "bullet", "gunshot",
-                    "shot", "rifle", "steel"})
+                    "shot", "rifle"})
+# Steel is a danger as a trap's jaws, not as a pot or a door.
+DANGER_PHRASES = ("steel jaws", "steel trap", "steel teeth")
 # Mortal danger in so many words: these say there was danger, whatever else the text does.
 MORTAL_PHRASES = ("nearly die", "almost die", "near death", "could have died", "bleeding out",
                   "an inch from", "a finger's width from", "goes under", "went under", "down in the smoke",
                   "fills with smoke")
 # "your life" only says the danger was mortal when there was one ("saving your life this
 # hungry winter" is a figure of speech).
-LETHAL_PHRASES = (*MORTAL_PHRASES, "your life", "for your life", "steel trap", "jaws of the trap")
+LETHAL_PHRASES = (*MORTAL_PHRASES, "your life", "for your life", "steel trap", "steel jaws", "jaws of the trap")
 # A life saved or spared: it was at stake.
 LIFE_SAVED = re.compile(r"\b(?:sav|spar)(?:e|es|ed|ing)\s+(?:your|my|his|her|its|their)\s+life\b")
 # Said of a life that was at stake, danger or not in the words ("you are alive because of her",

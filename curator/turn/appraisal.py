@@ -27,6 +27,7 @@ from curator.domain.models import Gap, MemoryKind, Turn, display_name, trusted
 from curator.model.decision import DecisionModel, ModelText, decision_context
 from curator.turn.decisions import MAX_MEMORIES_PER_TURN, MemoryDraft
 from curator.turn.judgement import first_sentences
+from curator.turn.perspective import Aliases
 from curator.turn.reading import Reading, read_turn
 
 MAX_JUSTIFICATION = 200  # characters: a reason, not an essay (the model is told so)
@@ -100,6 +101,7 @@ class AppraiseInput(BaseModel):
     turn: Turn
     memories: list[MemoryDraft]
     lenses: list[LensView]
+    aliases: Aliases = ()  # the turn's characters' other names (perspective.aliases_of)
 
 
 def lens_views(config: AppraisalConfig) -> list[LensView]:
@@ -310,7 +312,8 @@ def appraise(inp: AppraiseInput) -> Appraisal:
     """Every drafted memory through every lens, by rules: the five default lenses read the
     turn (reading.py) and lexicon words, a game's own lens its configured words. Each
     justification names what drove it."""
-    scene = _Scene(inp, read_turn(inp.turn), lx.tokens(inp.turn.reality), inp.turn.reality.lower())
+    scene = _Scene(inp, read_turn(inp.turn, inp.aliases), lx.tokens(inp.turn.reality),
+                   inp.turn.reality.lower())
     memories = []
     for draft in inp.memories:
         scores: dict[str, LensScore] = {}

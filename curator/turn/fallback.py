@@ -260,7 +260,7 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
 def interpret(inp: InterpretInput) -> Interpretation:
     """Intent vs reality → memories, immediate context and feelings, by rules."""
     turn = inp.turn
-    reading = read_turn(turn)
+    reading = read_turn(turn, inp.aliases)
     sig = significance(inp, reading)
     drafts: list[MemoryDraft] = []
     if inp.role == "actor":

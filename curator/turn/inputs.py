@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from curator.domain.models import Relationship, Turn
 from curator.model.decision import MemoryView
+from curator.turn.perspective import Aliases
 
 
 class RelationView(BaseModel):
@@ -49,6 +50,9 @@ class InterpretInput(BaseModel):
     # The reality as this perceiver saw it: the game's words to the actor, retold for an
     # observer with the actor named where the game says "you" (a small model mixes them up).
     seen: str = ""
+    # The other names of the turn's characters, from their personas ("the tinker", "Ilse"):
+    # the rule reader takes them as the character (perspective.aliases_of).
+    aliases: Aliases = ()
 
 
 class FadeReviewInput(BaseModel):

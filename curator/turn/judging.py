@@ -128,7 +128,7 @@ def interpretation_from(inp: InterpretInput, answer: JudgementAnswer) -> Interpr
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
     drafts: list[MemoryDraft] = []
     if j.significance != "trivial":
-        traits = read_turn(inp.turn).traits
+        traits = read_turn(inp.turn, inp.aliases).traits
         for reading in readings:
             draft = _relationship_draft(inp, j, reading, sig, traits.get(reading.id, []))
             if draft is not None and len(drafts) < 3:
@@ -155,7 +155,7 @@ def judgement_of_rules(inp: InterpretInput, interpretation: Interpretation) -> J
     """The fallback's interpretation put as a judgement: what it took each character to have
     done (from the memory it drafted about them, else the rule reader's roles), how its
     feelings moved, and how much the turn mattered (trivial when no draft would be kept)."""
-    reading = read_turn(inp.turn)
+    reading = read_turn(inp.turn, inp.aliases)
     kinds = {d.subject: d.kind for d in interpretation.memories if d.subject is not None}
     shifts = {f.toward: f.sentiment_shift for f in interpretation.feelings}
     others = []

@@ -7,6 +7,9 @@ reader's word lists look for what is done to "you", so a third-person turn is fi
 second person for the reader: the actor's name becomes "you" ("Maud's" "your"), and, in a turn
 that never says "you" outside quoted speech, an object pronoun in a clause where someone else
 acts ("dragged her out", "hauls him back") is taken as the actor, the one the turn is about.
+Characters go by other names than their ids: "Captain Ilse Varga, commander of the Halcyon" is
+also "Ilse", "the captain" and "the commander" in a story's prose. `aliases_of` reads them from
+a character's persona, and the reader takes them as the character wherever it is named.
 This text is read, never stored: memories are retold from the game's own words (narration.py).
 """
 
@@ -29,15 +32,59 @@ _NOT_VERBS = frozenset({"to", "for", "with", "at", "of", "on", "from", "by", "an
                         "told", "asks", "asked", "says", "said"})
 
 
-def second_person(text: str, actor: str) -> str:
+Aliases = tuple[tuple[str, tuple[str, ...]], ...]  # (character, its aliases), hashable for caches
+_TITLES = {"dr": "doctor", "doc": "doctor", "capt": "captain", "rev": "reverend", "mr": "", "mrs": "",
+           "ms": "", "miss": "", "sir": "", "the": "", "of": "", "a": "", "an": ""}
+# The head noun of a persona's first description: "the Halcyon's chief engineer", "a travelling
+# tinker who comes in with the first snow", "the queen's spymaster for twenty years".
+_DESCRIBED = re.compile(r"^(?:the|a|an)\s+(?:[\w'-]+\s+){0,4}?([a-z-]+)"
+                        r"(?=\s*$|\s+(?:of|on|at|in|from|for|with|who|off|to|and)\b)")
+
+
+def aliases_of(character: str, persona: str) -> tuple[str, ...]:
+    """The other names a persona gives a character: its other names and titles ("ilse",
+    "captain", "doctor"), and what it is ("the engineer", "the miller", "the tinker")."""
+    name = display_name(character).lower()
+    head, _, rest = persona.partition(",")
+    found: list[str] = []
+    own = re.sub(r"\s+the\s+([a-z-]+)\s*$", "", head.strip())  # "Osric the miller" → "Osric"
+    if own != head.strip():
+        found.append(f"the {head.strip().rsplit(' ', 1)[-1].lower()}")
+    for word in re.findall(r"[A-Z][\w'-]*", own):
+        alias = _TITLES.get(word.lower(), word.lower())
+        if alias and alias != name and len(alias) > 2:
+            found.append(alias)
+    described = _DESCRIBED.match(rest.split(";")[0].split(",")[0].strip().lower())
+    if described and described.group(1) != name:
+        found.append(f"the {described.group(1)}")
+    return tuple(dict.fromkeys(found))
+
+
+def unambiguous(aliases: dict[str, tuple[str, ...]]) -> Aliases:
+    """The aliases only one of these characters has, and that name none of the others."""
+    names = {display_name(c).lower() for c in aliases}
+    count: dict[str, int] = {}
+    for own in aliases.values():
+        for alias in own:
+            count[alias] = count.get(alias, 0) + 1
+    return tuple((c, tuple(a for a in own if count[a] == 1 and a not in names)) for c, own in aliases.items())
+
+
+def second_person(text: str, actor: str, aliases: tuple[str, ...] = ()) -> str:
     """`text` with the actor named as "you"; unchanged when the actor is not named in it."""
-    return _second_person(text, display_name(actor))
+    return _second_person(text, display_name(actor), aliases)
+
+
+def _pattern(name: str, aliases: tuple[str, ...]) -> str:
+    names = sorted((name.lower(), *aliases), key=len, reverse=True)  # "the engineer" before "engineer"
+    return "(?:" + "|".join(re.escape(n) for n in names) + ")"
 
 
 @lru_cache(maxsize=2048)
-def _second_person(text: str, name: str) -> str:
-    owned = re.compile(rf"\b{re.escape(name)}'s\b", re.IGNORECASE)
-    named = re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
+def _second_person(text: str, name: str, aliases: tuple[str, ...] = ()) -> str:
+    who = _pattern(name, aliases)
+    owned = re.compile(rf"\b{who}'s\b", re.IGNORECASE)
+    named = re.compile(rf"\b{who}\b", re.IGNORECASE)
     if not named.search(text):
         return text
     spoken_to = any(_YOU.search(part) for part in _unquoted(text))
@@ -53,7 +100,9 @@ def _unquoted(text: str) -> list[str]:
     return [part for part in _QUOTED.split(text) if part and not _QUOTED.fullmatch(part)]
 
 
-_CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+")
+# Clauses end at a sentence's end, before "but", "while", "whereupon" and "until", and before a
+# relative clause about someone just named ("…to Jory, who told the priest he had forged it").
+_CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+|,\s+(?=who\s)")
 # "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
 # own deed is that deed's result, so it stays in the actor's clause.
 _RESULT = re.compile(r"\s+until\s+")
@@ -78,15 +127,15 @@ class Clause:
 
 
 @lru_cache(maxsize=4096)
-def _name_pattern(character: str) -> re.Pattern[str]:
-    name = re.escape(display_name(character).lower())
-    return re.compile(rf"\b{name}(?:'s)?\b")
+def _name_pattern(character: str, aliases: tuple[str, ...] = ()) -> re.Pattern[str]:
+    return re.compile(rf"\b{_pattern(display_name(character), aliases)}(?:'s)?\b")
 
 
-def clauses(turn: Turn, reality: str) -> list[Clause]:
+def clauses(turn: Turn, reality: str, aliases: Aliases = ()) -> list[Clause]:
     """The clauses of `reality` (the turn's text in the actor's second person), each keeping
     the game's own words as its text when the two split alike."""
     cast = [c for c in turn.characters if c != turn.actor]
+    other_names = dict(aliases)
     out: list[Clause] = []
     read, told = _split(reality), _split(turn.reality)
     if len(read) != len(told):
@@ -98,20 +147,32 @@ def clauses(turn: Turn, reality: str) -> list[Clause]:
         lower = text.lower()
         positions = []
         for character in cast:
-            match = _name_pattern(character).search(lower)
+            match = _name_pattern(character, other_names.get(character, ())).search(lower)
             if match:
                 positions.append((match.start(), character))
         named = [c for _, c in sorted(positions)]
         words = lx.tokens(text)
         agent = named[0] if named else None
-        if agent is None and out and out[-1].agent and (
-                (words and words[0] in _PRONOUNS) or lx.ALIVE_BECAUSE.search(lower)
-                or lx.BETRAY_DEED.search(lower) or lx.RESCUE.search(lower)):
-            # "He growls": the last one acting acts again; "you are alive because of her": she did.
-            agent = out[-1].agent
-            named = [agent]
+        if words[:1] == ["who"] and out and out[-1].named:
+            agent = out[-1].named[-1]  # "…to Jory, who told the priest": Jory
+            named = [agent, *[c for c in named if c != agent]]
+        elif agent is None and words[:1] and words[0] in _PRONOUNS:
+            # "He growls": the last one acting acts again.
+            agent = next((c.agent for c in reversed(out) if c.agent), None)
+            named = [agent] if agent else []
+        elif agent is None and _deed(lower):
+            # "you are alive because of her", "the tinker lays every penny on the anvil and asks
+            # your pardon": the deed is the last one acting's.
+            agent = next((c.agent for c in reversed(out) if c.agent), None)
+            named = [agent] if agent else []
         out.append(Clause(text=text, words=words, agent=agent, named=named, said=own.strip() or text))
     return out
+
+
+def _deed(lower: str) -> bool:
+    """A deed done to the actor, said without naming who did it."""
+    return bool(lx.ALIVE_BECAUSE.search(lower) or lx.BETRAY_DEED.search(lower) or lx.RESCUE.search(lower)
+                or lx.AMENDS.search(lower))
 
 
 def _split(reality: str) -> list[str]:

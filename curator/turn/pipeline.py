@@ -37,6 +37,7 @@ from curator.turn.inputs import (
 from curator.turn.judging import turn_reading
 from curator.turn.lenses import combine, lens_weights, retain
 from curator.turn.narration import retell, summary_tone
+from curator.turn.perspective import Aliases, aliases_of, unambiguous
 from curator.turn.threads import Thread, clamp, memory_change, memory_id, unseen_intent
 
 
@@ -69,6 +70,10 @@ class Curation:
             row = self.world.character_row(character)
             self._personas[character] = row["persona"] if row else ""
         return self._personas[character]
+
+    def aliases(self, turn: Turn) -> Aliases:
+        """The other names of the turn's characters, read from their personas."""
+        return unambiguous({c: aliases_of(c, self.persona(c)) for c in turn.characters})
 
     def relationship_thread(self, owner: str, other: str, now: datetime) -> Thread:
         rel = self.world.relationship(owner, other)
@@ -127,7 +132,8 @@ class Curation:
             perceiver=perceiver, role=role, persona=self.persona(perceiver),
             turn=turn if role == "actor" else self.observed(turn),
             relationships={o: RelationView.of(t.rel) for o, t in threads.items() if t.rel},
-            recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects, seen=seen)
+            recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects, seen=seen,
+            aliases=self.aliases(turn))
         interpretation, record = self.decider.decide(
             steps.INTERPRET, inputs, character=perceiver, context={"allowed_subjects": subjects})
         self.changes.steps.append(record)
@@ -178,6 +184,7 @@ class Curation:
             return []
         config = self.config.appraisal
         inputs = AppraiseInput(perceiver=perceiver, role=role, persona=self.persona(perceiver), turn=seen,
+                               aliases=self.aliases(seen),
                                memories=drafts, lenses=self._lens_views)
         if not config.model:
             return appraisal.appraise(inputs).memories

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from curator.domain import lexicon as lx
 from curator.domain.models import Gap, Turn, display_name
-from curator.turn.perspective import Clause, clauses, second_person
+from curator.turn.perspective import Aliases, Clause, clauses, second_person
 
 _STOP = frozenset({"the", "a", "an", "to", "my", "your", "of", "and", "for", "some", "at", "in", "on",
                    "with", "from", "into", "this", "that", "try", "go", "head", "get", "out", "up"})
@@ -54,25 +54,26 @@ def action_words(action: str) -> set[str]:
 
 
 # The last turn read and its reading: interpret and appraise read the same turn object one
-# after the other (per perceiver). Keyed by identity, and holding the turn, so it cannot be
-# mistaken for another; a Reading is never changed once made.
-_last: tuple[Turn, Reading] | None = None
+# after the other (per perceiver). Keyed by identity and the aliases, and holding the turn, so
+# it cannot be mistaken for another; a Reading is never changed once made.
+_last: tuple[Turn, Aliases, Reading] | None = None
 
 
-def read_turn(turn: Turn) -> Reading:
-    """Read the turn's reality once; every perceiver's interpretation starts from this."""
+def read_turn(turn: Turn, aliases: Aliases = ()) -> Reading:
+    """Read the turn's reality once; every perceiver's interpretation starts from this.
+    `aliases` are the other names of the turn's characters (perspective.aliases_of)."""
     global _last
     last = _last
-    if last is not None and last[0] is turn:
-        return last[1]
-    reading = _read(turn)
-    _last = (turn, reading)
+    if last is not None and last[0] is turn and last[1] == aliases:
+        return last[2]
+    reading = _read(turn, aliases)
+    _last = (turn, aliases, reading)
     return reading
 
 
-def _read(turn: Turn) -> Reading:
-    reality = second_person(turn.reality, turn.actor)
-    read = clauses(turn, reality)
+def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
+    reality = second_person(turn.reality, turn.actor, dict(aliases).get(turn.actor, ()))
+    read = clauses(turn, reality, aliases)
     words = lx.tokens(reality)
     lower = reality.lower()
     reading = Reading(gap=Gap.SUCCEEDED)
@@ -81,7 +82,8 @@ def _read(turn: Turn) -> Reading:
     reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS)) or bool(torn)
     # "You tear your flank": whoever tears it, a torn "your" body is the actor's.
     reading.actor_harm = reading.actor_danger = "your" in torn
-    reading.danger = reading.harm or bool(lx.stem_hits(words, lx.DANGER))
+    reading.danger = reading.harm or bool(lx.stem_hits(words, lx.DANGER)) or any(
+        p in lower for p in lx.DANGER_PHRASES)
     reading.lethal = reading.danger and (
         bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
     # "Out of reach", "you get no honey": a success word a negator undoes says it went wrong.
@@ -116,7 +118,8 @@ def _read(turn: Turn) -> Reading:
             text = clause.text.lower()
             harmed = bool(lx.stem_hits(clause.words, lx.HARM, lx.HARM_WORDS | lx.AGENT_HARM))
             lethal_words = any(p in text for p in lx.MORTAL_PHRASES)  # "you go under twice"
-            danger = harmed or bool(lx.stem_hits(clause.words, lx.DANGER)) or lethal_words
+            danger = harmed or bool(lx.stem_hits(clause.words, lx.DANGER)) or lethal_words or any(
+                p in text for p in lx.DANGER_PHRASES)
             reading.actor_harm = reading.actor_harm or harmed
             reading.actor_danger = reading.actor_danger or danger
             reading.actor_lethal = reading.actor_lethal or (danger and (
@@ -131,7 +134,8 @@ def _read(turn: Turn) -> Reading:
     # hints: the text's own danger, not a declared one, is what the saved life qualifies.
     if reading.actor_danger and lx.LIFE_SAVED.search(lower):
         reading.actor_lethal = True
-    if lx.ALIVE_BECAUSE.search(lower):  # "you are alive because of her": it was at stake
+    saved = lx.ALIVE_BECAUSE.search(lower)
+    if saved and not lx.SAVED_BY_YOU.search(lower):  # "you are alive because of her": it was at stake
         reading.actor_danger = reading.actor_lethal = True
     for other in turn.others:
         reading.roles.setdefault(other, "present")
@@ -186,7 +190,8 @@ def _arms(words: list[str]) -> bool:
             if following in _OBJECT_ENDS:
                 break
             thing.append(following)
-        if lx.stem_hits(thing, lx.DANGER) or lx.stem_hits(thing, lx.HARM):
+        if lx.stem_hits(thing, lx.DANGER) or lx.stem_hits(thing, lx.HARM) or any(
+                p in " ".join(thing) for p in lx.DANGER_PHRASES):
             return True
     return False
 
@@ -226,8 +231,15 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     amends = bool(lx.AMENDS.search(lower))
     helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(
         p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named) or amends
-    if clause.by_actor and not lx.ALIVE_BECAUSE.search(lower):  # "you are alive because of him": his deed
+    saved = lx.ALIVE_BECAUSE.search(lower)
+    if saved and lx.SAVED_BY_YOU.search(lower):
+        # "I'd be deleted without you", says the one the actor saved.
+        reading.acts_on[agent] = "helped"
+        _set_role(reading, agent, "present")
+        return
+    if clause.by_actor and not saved:  # "you are alive because of him": his deed
         # The actor's own deed says nothing about the others' character.
+        helps = helps or bool(lx.RESCUE_OTHER.search(lower))
         act = "hostile" if hostile else "helped" if helps else "met"
         if clause.named and act != "met":
             sign = 1 if act == "helped" else -1

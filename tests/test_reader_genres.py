@@ -7,7 +7,7 @@ import pytest
 from conftest import TurnFactory
 
 from curator import Turn
-from curator.turn.narration import retell
+from curator.turn.narration import intended, retell
 from curator.turn.perspective import second_person
 from curator.turn.reading import read_turn
 
@@ -73,3 +73,13 @@ def test_a_routine_is_quiet_and_no_failure(make_turn: TurnFactory, reality: str)
 def test_the_actors_own_name_in_its_memory_is_i() -> None:
     assert retell("Ada has her hat in her hands when Tom speaks.", perceiver="ada", actor="ada") == \
         "I have my hat in her hands when Tom speaks."
+
+
+@pytest.mark.parametrize(("action", "expected"), [
+    ("I collect my strongbox from the hotel.", "collect my strongbox from the hotel"),
+    ("I'll swim the herd across the creek", "swim the herd across the creek"),
+    ("the overnight log", "see to the overnight log"),
+    ("Head to the river", "head to the river"),
+])
+def test_an_intent_reads_after_i_meant_to(action: str, expected: str) -> None:
+    assert intended(action) == expected

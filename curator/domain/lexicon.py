@@ -189,7 +189,8 @@ MORTAL_PHRASES = ("nearly die", "almost die", "near death", "could have died", "
                   "fills with smoke")
 # "your life" only says the danger was mortal when there was one ("saving your life this
 # hungry winter" is a figure of speech).
-LETHAL_PHRASES = (*MORTAL_PHRASES, "your life", "for your life", "steel trap", "steel jaws", "jaws of the trap")
+LETHAL_PHRASES = (*MORTAL_PHRASES, "your life", "for your life", "steel trap", "steel jaws",
+                  "jaws of the trap")
 # A life saved or spared: it was at stake.
 LIFE_SAVED = re.compile(r"\b(?:sav|spar)(?:e|es|ed|ing)\s+(?:your|my|his|her|its|their)\s+life\b")
 # Said of a life that was at stake, danger or not in the words ("you are alive because of her",

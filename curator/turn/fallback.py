@@ -29,7 +29,15 @@ from curator.turn.inputs import (
     ReconcileInput,
 )
 from curator.turn.judging import judgement_of_rules
-from curator.turn.narration import describe_relationship, lower_first, retell, sentence, summary_tone, tried
+from curator.turn.narration import (
+    describe_relationship,
+    intended,
+    lower_first,
+    retell,
+    sentence,
+    summary_tone,
+    tried,
+)
 from curator.turn.reading import Reading, read_turn
 
 _GAP_WEIGHT = {Gap.SUCCEEDED: 0.0, Gap.FAILED: 0.15, Gap.BLOCKED: 0.2, Gap.THWARTED: 0.2,
@@ -116,7 +124,7 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
     role = reading.roles.get(other, "present")
     act = reading.acts_on.get(other)
     clause = retell(reading.clause_of.get(other, turn.reality), perceiver=inp.perceiver, actor=turn.actor)
-    action = lower_first(turn.intent.action.rstrip(". "))
+    action = intended(turn.intent.action)
     importance = sig if role != "present" or act in ("helped", "hostile") else max(0.0, sig - 0.15)
     trusted = rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
     if role == "betrayer" or (role == "hostile" and trusted and reading.thwart):
@@ -173,7 +181,7 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
 def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraft | None:
     turn = inp.turn
     told = retell(turn.reality, perceiver=inp.perceiver, actor=turn.actor)
-    action = lower_first(turn.intent.action.rstrip(". "))
+    action = intended(turn.intent.action)
     repeated = _similar_failures(inp.recent_self, turn)
     if reading.actor_harm or reading.actor_danger:
         kind, valence = MemoryKind.DANGER, -0.9 if reading.actor_harm else -0.6

@@ -304,6 +304,22 @@ def tried(action: str) -> str:
     return f"tried to {rest}" if match.group(1) else f"tried {rest}"
 
 
+_FIRST_PERSON_START = re.compile(r"^(?:i(?:'ll| will| am going to|'m going to| want to| mean to)?|let me)\s+",
+                                 re.IGNORECASE)
+_DETERMINERS = frozenset({"the", "a", "an", "my", "his", "her", "its", "our", "their", "this", "that",
+                          "some", "those", "these"})
+
+
+def intended(action: str) -> str:
+    """An intent's action as a verb phrase to follow "I meant to": "I collect my strongbox" →
+    "collect my strongbox", "the overnight log" → "see to the overnight log"."""
+    action = _FIRST_PERSON_START.sub("", action.strip().rstrip(". "))
+    first = action.split(" ", 1)[0].lower()
+    if first in _DETERMINERS:
+        action = f"see to {action}"
+    return lower_first(action)
+
+
 def lower_first(text: str) -> str:
     """'Head to the river' → 'head to the river' (not 'i' for 'I')."""
     if not text:

@@ -239,7 +239,7 @@ def test_the_narrative_says_who_the_character_became() -> None:
     assert "errs on the side of caution" in text and "slow to trust" in text
     assert "Under pressure, Bear backs away to safety." in text and "learns the hard way" in text
     assert "By now Bear is very cautious." in text
-    assert "A formative experience: Wolf pulled me out of the trap." in text
+    assert 'A formative experience: "Wolf pulled me out of the trap."' in text
     assert text.endswith("Bear trusts Wolf most (78%) and Fox least (12%).")
     bare = identity_narrative(identity(defining=[], attribute_words=[], relations=[])).narrative
     assert "formative" not in bare and "trusts" not in bare and "By now" not in bare
@@ -382,7 +382,7 @@ def test_week_8_differs_from_week_1_in_the_ways_the_weeks_earned(
     world, contexts = evolved
     week1, week8 = contexts[1].text, contexts[8].text
     assert week1 != week8
-    assert "Bear is neither reckless nor overly cautious." in week1
+    assert "Bear has no marked way yet" in week1  # nothing earned yet: one sentence says so
     # Failure after failure and the rockslides made Bear cautious, and says so.
     assert "Bear errs on the side of caution" in week8 and "very cautious" in week8
     assert "Under pressure, Bear backs away to safety." in week8
@@ -394,7 +394,7 @@ def test_week_8_differs_from_week_1_in_the_ways_the_weeks_earned(
     # A defining memory of the hard weeks is named in who Bear is now.
     assert "A formative experience: " in week8
     formative = week8.split("A formative experience: ", 1)[1]
-    assert formative.startswith(("I was in danger: a rockslide", "I trusted Fox, but Fox tricks me"))
+    assert formative.startswith(('"I was in danger: a rockslide', '"I trusted Fox, but Fox tricks me'))
     assert "formative" not in week1 or "Fox trots up" in week1
     # What Bear has tried since: every hunt and climb went wrong, and the abilities layer says so.
     assert "## What you have practised" not in week1

@@ -10,8 +10,9 @@ from curator.domain.models import Relationship
 from curator.turn.decisions import Interpretation
 from curator.turn.fallback import interpret
 from curator.turn.inputs import InterpretInput, RelationView
-from curator.turn.narration import describe_relationship, retell
+from curator.turn.narration import retell
 from curator.turn.reading import read_turn
+from curator.turn.summaries import describe_relationship
 
 
 def _inputs(turn: dict, *, perceiver: str | None = None, bond: float = 0.0,
@@ -139,6 +140,8 @@ def test_repeated_failure_becomes_a_lesson(curator, make_turn: TurnFactory) -> N
     ('You tell Wolf: "I saw you at the river." Then you leave.', "owl",
      'Bear tells Wolf: "I saw you at the river." Then Bear leaves.'),
     ('You tell Wolf: "I saw you at the river."', "bear", 'I tell Wolf: "I saw you at the river."'),
+    ("Wolf growls: 'Bear, you are late.' You back away.", "bear",
+     "Wolf growls: 'Bear, you are late.' I back away."),
     # The possessive straight after the observer's own verb is its own; later ones are not.
     ("You pry the jaws open until Wolf pulls his leg free.", "wolf",
      "Bear pries the jaws open until I pull my leg free."),

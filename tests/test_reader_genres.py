@@ -83,3 +83,12 @@ def test_the_actors_own_name_in_its_memory_is_i() -> None:
 ])
 def test_an_intent_reads_after_i_meant_to(action: str, expected: str) -> None:
     assert intended(action) == expected
+
+
+def test_told_about_the_actor_its_memory_says_me() -> None:
+    text = "Ada loses her footing. Tom hooks her under the arms and drags her clear."
+    assert retell(text, perceiver="ada", actor="ada") == \
+        "I lose my footing. Tom hooks me under the arms and drags me clear."
+    # A pronoun before "under", "clear", … is the object, not a possessive to make "my".
+    assert retell(text, perceiver="tom", actor="ada") == \
+        "Ada loses her footing. I hook her under the arms and drag her clear."

@@ -94,21 +94,39 @@ def identity_narrative(inputs: IdentityInput) -> IdentityNarrative:
     character (no levels or skills): style, risk, others, stress, learning, the marked
     attributes, a formative memory and whom it trusts most and least."""
     n = display_name(inputs.owner)
-    parts = [_STYLE.get(inputs.work_style, _STYLE["balanced"]).format(n=n),
-             _RISK.get(inputs.risk_tolerance, _RISK["balanced"]).format(n=n),
-             _SOCIAL.get(inputs.social_orientation, _SOCIAL["team_player"]).format(n=n),
-             _STRESS.get(inputs.stress_response, _STRESS["adapts"]).format(n=n),
-             _LEARNING.get(inputs.learning_style, _LEARNING["by_doing"]).format(n=n)]
+    traits = (inputs.work_style, inputs.risk_tolerance, inputs.social_orientation, inputs.stress_response,
+              inputs.learning_style)
+    if traits == _DEFAULTS:
+        # Nothing marked yet: one sentence, so what it lived through and whom it trusts stand out.
+        parts = [f"{n} has no marked way yet: steady in pace and risk, fair with others, adaptable "
+                 f"under pressure, learning by doing."]
+    else:
+        parts = [_STYLE.get(inputs.work_style, _STYLE["balanced"]).format(n=n),
+                 _RISK.get(inputs.risk_tolerance, _RISK["balanced"]).format(n=n),
+                 _SOCIAL.get(inputs.social_orientation, _SOCIAL["team_player"]).format(n=n),
+                 _STRESS.get(inputs.stress_response, _STRESS["adapts"]).format(n=n),
+                 _LEARNING.get(inputs.learning_style, _LEARNING["by_doing"]).format(n=n)]
     if inputs.attribute_words:
         words = inputs.attribute_words[:4]
         listed = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
         parts.append(f"By now {n} is {listed}.")
     if inputs.defining:
+        # In the character's own words: a memory is told in the first person.
         formative = quote(inputs.defining[0].content, 200)[1:-1].rstrip()
-        parts.append(f"A formative experience: {formative}"
-                     + ("" if formative.endswith((".", "!", "?", "…")) else "."))
+        parts.append(f'A formative experience: "{formative}"')
+    parts.extend(relation_sentences(inputs))
     parts.extend(trust_sentences(n, inputs))
     return IdentityNarrative(narrative=" ".join(parts))
+
+
+_DEFAULTS = ("balanced", "balanced", "team_player", "adapts", "by_doing")
+
+
+def relation_sentences(inputs: IdentityInput, most: int = 2) -> list[str]:
+    """What it says of those it feels most strongly about, in its own summary's words."""
+    felt = sorted((r for r in inputs.relations if r.summary and "know" not in r.summary.split(".")[0]),
+                  key=lambda r: (-abs(r.trust - 0.5), r.other))[:most]
+    return [f'Of {display_name(r.other)}: "{quote(r.summary, 140)[1:-1].rstrip()}"' for r in felt]
 
 
 def trust_sentences(n: str, inputs: IdentityInput) -> list[str]:

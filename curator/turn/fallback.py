@@ -29,16 +29,9 @@ from curator.turn.inputs import (
     ReconcileInput,
 )
 from curator.turn.judging import judgement_of_rules
-from curator.turn.narration import (
-    describe_relationship,
-    intended,
-    lower_first,
-    retell,
-    sentence,
-    summary_tone,
-    tried,
-)
+from curator.turn.narration import intended, lower_first, retell, sentence, tried
 from curator.turn.reading import Reading, read_turn
+from curator.turn.summaries import describe_relationship, summary_tone
 
 _GAP_WEIGHT = {Gap.SUCCEEDED: 0.0, Gap.FAILED: 0.15, Gap.BLOCKED: 0.2, Gap.THWARTED: 0.2,
                Gap.HELPED: 0.15, Gap.SURPRISED: 0.1, Gap.MIXED: 0.2}

@@ -23,8 +23,9 @@ from curator.domain.results import TurnReading
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
 from curator.turn.inputs import InterpretInput
 from curator.turn.judgement import HINDRANCES, Deed, Judgement, JudgementAnswer, OtherReading, Valence
-from curator.turn.narration import sentence, summary_tone
+from curator.turn.narration import sentence
 from curator.turn.reading import read_turn
+from curator.turn.summaries import summary_tone
 
 _SIGN = {"positive": 1.0, "neutral": 0.0, "negative": -1.0}
 _DEED_OF_KIND: dict[MemoryKind, Deed] = {MemoryKind.KINDNESS: "helped", MemoryKind.BETRAYAL: "betrayed",

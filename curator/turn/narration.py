@@ -1,9 +1,9 @@
-"""Narration: how the fallback phrases memories and summaries in a character's own voice.
+"""Narration: how the fallback phrases memories in a character's own voice.
 
 A game master writes to the actor in the second person ("Wolf blocks your path"). The
 actor remembers it in the first person ("Wolf blocks my path"); an observer remembers the
-same words with the actor named ("Wolf blocks Bear's path"). Summaries are written from
-trait counts, so that a summary holds both sides of a relationship once both exist.
+same words with the actor named ("Wolf blocks Bear's path"). Long-term summaries are
+summaries.py's.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from curator.domain.lexicon import NEGATIVE_TRAITS, POSITIVE_TRAITS
 from curator.domain.models import display_name
+from curator.turn.perspective import objects_as
 
 # Words after which a bare "you" is the subject of a new clause ("as you reach" → "as I reach").
 _CLAUSE_OPENERS = frozenset({"and", "but", "as", "when", "while", "so", "then", "until", "because",
@@ -39,7 +39,9 @@ _IRREGULAR_3P = {"are": "is", "have": "has", "do": "does", "go": "goes", "were":
                  "don't": "doesn't", "aren't": "isn't", "haven't": "hasn't"}
 _WORD = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
 # Quoted speech is the speaker's own words: "you" inside it is not the game master's "you".
-_QUOTED = re.compile(r'("[^"]*"|\u201c[^\u201d]*\u201d)')
+# Single quotes too ('I'm sorry, Delia.'): from a quote mark no letter precedes to a
+# punctuation mark and a quote mark no letter follows, so "lady's" inside is no end.
+_QUOTED = re.compile(r'("[^"]*"|\u201c[^\u201d]*\u201d|(?<![A-Za-z])\'.+?[.,!?]\'(?![A-Za-z]))')
 
 
 def _third_person(verb: str) -> str:
@@ -73,7 +75,9 @@ def retell(text: str, *, perceiver: str, actor: str) -> str:
     relationship memories, the immediate context and the relationship notes (3-4 calls per
     perceiver, half of them repeats), and the answer depends on the three strings alone.
     """
-    if '"' in text or "\u201c" in text:
+    if perceiver == actor:  # "Corliss hooks him under the arms", told about Jody, in Jody's memory
+        text = objects_as(text, actor, "me")
+    if '"' in text or "\u201c" in text or "'" in text:
         return "".join(part if _QUOTED.fullmatch(part) else _retell_words(part, perceiver, actor)
                        for part in _QUOTED.split(text))
     return _retell_words(text, perceiver, actor)
@@ -159,8 +163,10 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                 # "Wolf pulls his leg free" → "I pull my leg free": the possessive straight
                 # after the verb is the subject's own.
                 owned = _next_word(parts, j)
-                if owned is not None and owned[1].lower() in ("his", "her", "its"):
-                    parts[owned[0]] = _cap_like("my", owned[1])
+                after_owned = _next_word(parts, owned[0]) if owned is not None else None
+                if (owned is not None and owned[1].lower() in ("his", "her", "its")
+                        and not (after_owned and after_owned[1].lower() in _PARTICLES)):
+                    parts[owned[0]] = _cap_like("my", owned[1])  # not "hooks her under the arms"
         elif lower == own_name + "'s":
             replacement = "my"
         if replacement is not None:
@@ -218,6 +224,12 @@ def _sentence_starts(out: list[str]) -> bool:
         if any(ch in part for ch in ".!?"):
             return True
     return True
+
+
+# After an object pronoun, not a possessive's noun: "hooks her under the arms", "pulls him clear".
+_PARTICLES = frozenset({"under", "out", "clear", "free", "back", "across", "through", "behind", "aside",
+                        "loose", "up", "down", "off", "away", "onto", "into", "over", "to", "by", "from",
+                        "in", "on", "at", "with", "and", "toward", "towards"})
 
 
 _BE_1P = {"are": "am", "were": "was", "aren't": "am not", "weren't": "wasn't"}
@@ -339,59 +351,3 @@ def sentence(text: str, limit: int = 590) -> str:
     if text and text[-1] not in ".!?…":
         text += "."
     return text[:1].upper() + text[1:]
-
-
-def _join(words: list[str]) -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def describe_relationship(
-    other: str,
-    traits: dict[str, int],
-    bond: float,
-    defining: str | None = None,
-) -> str:
-    """A long-term summary from what a character has seen of another, holding both sides."""
-    name = display_name(other)
-    ranked = sorted(traits.items(), key=lambda kv: (-kv[1], kv[0]))
-    negative = [t for t, n in ranked if t in NEGATIVE_TRAITS and n > 0]
-    positive = [t for t, n in ranked if t in POSITIVE_TRAITS and n > 0]
-    neg_weight = sum(traits.get(t, 0) for t in negative)
-    pos_weight = sum(traits.get(t, 0) for t in positive)
-    if negative and positive:
-        if neg_weight >= pos_weight:
-            parts = [f"{name} is complicated: mostly {_join(negative[:2])}, "
-                     f"but capable of being {_join(positive[:2])} when it matters."]
-        else:
-            parts = [f"{name} is complicated: usually {_join(positive[:2])}, "
-                     f"but I have seen {name} be {_join(negative[:2])}."]
-    elif negative:
-        often = "again and again" if neg_weight >= 3 else "at times"
-        parts = [f"{name} has been {_join(negative[:3])} {often}."]
-    elif positive:
-        often = "time and again" if pos_weight >= 3 else "so far"
-        parts = [f"{name} has been {_join(positive[:3])} {often}."]
-    else:
-        parts = [f"I do not know {name} well yet."]
-    if defining:
-        parts.append(f"I will not forget this: {defining.rstrip('.')}.")
-    if negative and bond > 0.15:
-        parts.append("Despite our disputes, there is respect between us.")
-    elif positive and bond < -0.15:
-        parts.append("Even so, I am wary of them now.")
-    elif bond > 0.5:
-        parts.append("I trust them.")
-    elif bond < -0.5:
-        parts.append("I do not trust them.")
-    return " ".join(parts)
-
-
-def summary_tone(traits: dict[str, int], bond: float) -> float:
-    """Which way a summary leans, −1..1: from traits if there are any, else from the bond."""
-    pos = sum(n for t, n in traits.items() if t in POSITIVE_TRAITS)
-    neg = sum(n for t, n in traits.items() if t in NEGATIVE_TRAITS)
-    if pos + neg == 0:
-        return bond
-    return (pos - neg) / (pos + neg)

@@ -96,6 +96,16 @@ def _second_person(text: str, name: str, aliases: tuple[str, ...] = ()) -> str:
                                else f"{m.group(1)} you", text)
 
 
+def objects_as(text: str, actor: str, word: str) -> str:
+    """In a turn told about the actor (named, never "you" outside quotes), the object pronouns
+    where someone else acts ("drags him clear") as `word` ("me" in the actor's own memory)."""
+    name = re.compile(rf"\b{re.escape(display_name(actor))}\b", re.IGNORECASE)
+    if not name.search(text) or any(_YOU.search(part) for part in _unquoted(text)):
+        return text
+    return _OBJECT_PRONOUN.sub(lambda m: m.group(0) if m.group(1).lower() in _NOT_VERBS
+                               else f"{m.group(1)} {word}", text)
+
+
 def _unquoted(text: str) -> list[str]:
     return [part for part in _QUOTED.split(text) if part and not _QUOTED.fullmatch(part)]
 

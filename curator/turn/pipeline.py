@@ -36,8 +36,9 @@ from curator.turn.inputs import (
 )
 from curator.turn.judging import turn_reading
 from curator.turn.lenses import combine, lens_weights, retain
-from curator.turn.narration import retell, summary_tone
+from curator.turn.narration import retell
 from curator.turn.perspective import Aliases, aliases_of, unambiguous
+from curator.turn.summaries import summary_tone
 from curator.turn.threads import Thread, clamp, memory_change, memory_id, unseen_intent
 
 

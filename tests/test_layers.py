@@ -150,7 +150,9 @@ def test_the_games_domain_names_the_skill_and_observers_practise_nothing() -> No
 @pytest.mark.parametrize(("action", "skill"), [
     ("Climb the old oak", "climb"), ("Try to climb the old oak", "climb"),
     ("carefully cross the ice", "cross"), ("Sleep in the den", None), ("Go back to the bushes", None),
-    ("Look for food", None), ("Dig for roots", "dig")])
+    ("Look for food", None), ("Dig for roots", "dig"),
+    # No verb, no skill (not "the"); a first-person intent names its verb.
+    ("the overnight log", None), ("I'll swim the herd across", "swim")])
 def test_skill_of_an_intent(action: str, skill: str | None) -> None:
     found = skill_of(Turn.model_validate(turn(1, action, "It happens.")))
     assert (found[0] if found else None) == skill

@@ -27,7 +27,11 @@ MAX_SKILL = 40
 # Words before the verb that say how or whether, not what: "try to", "carefully", "go and".
 _LEAD = frozenset({"try", "tries", "tried", "attempt", "attempts", "attempted", "to", "and", "i", "we",
                    "then", "again", "once", "more", "carefully", "quickly", "slowly", "quietly",
-                   "finally", "just", "still", "also", "first", "now"})
+                   "finally", "just", "still", "also", "first", "now", "i'll", "i'm", "i'd", "we'll",
+                   "let", "me", "will", "shall", "must", "should"})
+# An intent with no verb ("the overnight log", "my ration tray"): no skill to name.
+_NO_VERB = frozenset({"the", "a", "an", "my", "his", "her", "its", "our", "their", "this", "that", "some",
+                      "these", "those", "your"})
 # Everyday acts every creature does all day: tallying them would bury the skills it has.
 ROUTINE = frozenset({
     "be", "go", "come", "walk", "wander", "head", "move", "return", "leave", "stay", "wait", "rest",
@@ -83,7 +87,7 @@ def skill_of(turn: Turn) -> tuple[str, bool] | None:
     for word in _WORD.findall(turn.intent.action.casefold()):
         if word in _LEAD:
             continue
-        return None if word in ROUTINE or len(word) < 3 else (word[:MAX_SKILL], False)
+        return None if word in ROUTINE or word in _NO_VERB or len(word) < 3 else (word[:MAX_SKILL], False)
     return None
 
 

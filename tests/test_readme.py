@@ -108,3 +108,28 @@ def test_goals_example_prints_what_its_comments_say(tmp_path: Path, monkeypatch:
     shown = [line.rsplit("  # ", 1)[1].split(":")[0].strip() for line in block.splitlines()
              if "print(" in line]
     assert capsys.readouterr().out.splitlines() == shown
+
+
+def test_the_play_output_shown_is_what_play_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every line of the README's `play` output (bar its timing and the lines it elides) is
+    a line `curator play` prints, so the first thing a user compares does not drift."""
+    from click.testing import CliRunner
+
+    from curator.cli import cli
+
+    start = README.index("`play` ends with what each character now remembers:")
+    (shown,) = re.findall(r"```\n(.*?)```", README[start:], flags=re.S)[:1]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fixtures" / "transcripts").mkdir(parents=True)
+    (tmp_path / "fixtures" / "transcripts" / "two_animals.jsonl").write_bytes(TRANSCRIPT.read_bytes())
+    result = CliRunner().invoke(cli, ["play", "fixtures/transcripts/two_animals.jsonl"])
+    assert result.exit_code == 0, result.output
+    printed = [re.sub(r" in [\d.]+s$", "", line) for line in result.output.splitlines()]
+    for line in shown.splitlines():
+        line = re.sub(r" in [\d.]+s$", "", line)
+        if not line.strip() or line.strip() == "…":
+            continue
+        if line.endswith(" …"):  # the README shortens a long line
+            assert any(p.startswith(line[:-2]) for p in printed), line
+        else:
+            assert line in printed, line

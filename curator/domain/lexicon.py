@@ -62,15 +62,23 @@ def _stem_pattern(stems: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"^(?:{alternatives})[a-z']{{0,3}}$")
 
 
+@lru_cache(maxsize=65536)
+def _stems_in(word: str, stems: frozenset[str]) -> frozenset[str]:
+    """The stems of `stems` that `word` is (a stem plus at most three letters). Cached: the
+    same words come back turn after turn, and a frozenset keeps its hash."""
+    if not _stem_pattern(stems).match(word):
+        return frozenset()
+    return frozenset(stem for stem in stems if word.startswith(stem) and len(word) - len(stem) <= 3)
+
+
 def stem_hits(words: Iterable[str], stems: frozenset[str], exact: frozenset[str] = frozenset()) -> set[str]:
     """The stems (or exact words) that occur in `words`."""
-    pattern = _stem_pattern(stems)
     found: set[str] = set()
     for word in words:
         if word in exact:
             found.add(word)
-        elif pattern.match(word):
-            found.update(stem for stem in stems if word.startswith(stem) and len(word) - len(stem) <= 3)
+        elif hit := _stems_in(word, stems):
+            found |= hit
     return found
 
 

@@ -62,8 +62,10 @@ def to_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+@lru_cache(maxsize=4096)
 def iso(value: datetime) -> str:
-    """The one text form of a world time: ISO 8601 in UTC with a 'Z'."""
+    """The one text form of a world time: ISO 8601 in UTC with a 'Z'. Cached: a turn writes
+    its own time on every memory, relationship and log row it touches."""
     text = to_utc(value).isoformat()
     return text.replace("+00:00", "Z")
 

@@ -117,9 +117,11 @@ def relation_effects(memory: Memory) -> list[tuple[str, float, str]]:
     return []
 
 
-def at_turn(world: World, config: EvolutionConfig, rel: Relationship, memory: Memory) -> None:
+def at_turn(config: EvolutionConfig, rel: Relationship, memory: Memory) -> list[tuple[object, ...]]:
     """Move the owner's trust and rapport in `memory`'s subject by `TURN_SHARE` of the memory's
-    pull, as it forms; `rel` is changed in place (its caller saves it) and each move logged."""
+    pull, as it forms; `rel` is changed in place (its caller saves it). Returns the log rows
+    (`log_at_turn` writes them, a turn's together)."""
+    rows: list[tuple[object, ...]] = []
     for name, weight, why in relation_effects(memory):
         value = rel.trust if name == "trust" else rel.rapport
         limit = config.relation_step * 8
@@ -133,11 +135,18 @@ def at_turn(world: World, config: EvolutionConfig, rel: Relationship, memory: Me
         else:
             rel.rapport = after
         label = f"{name} in {display_name(rel.other)}"
-        world.conn.execute(
+        rows.append((rel.owner, name, rel.other, delta, after, memory.id,
+                     f"{label} {delta:+.3f}: {quote(memory.content, 48)} ({why}, at the turn)",
+                     iso(memory.created_at)))
+    return rows
+
+
+def log_at_turn(world: World, rows: list[tuple[object, ...]]) -> None:
+    """Write the trust and rapport moves of a turn (`at_turn`) to the change log."""
+    if rows:
+        world.conn.executemany(
             "insert into attribute_changes (character, attribute, other, delta, value_after, memory_id, "
-            "reason, world_time) values (?, ?, ?, ?, ?, ?, ?, ?)",
-            (rel.owner, name, rel.other, delta, after, memory.id,
-             f"{label} {delta:+.3f}: {quote(memory.content)} ({why}, at the turn)", iso(memory.created_at)))
+            "reason, world_time) values (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
 def dampen(value: float, push: float, start: float, low: float, high: float) -> float:

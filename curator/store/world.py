@@ -156,6 +156,12 @@ class World:
             return None
         return dict(zip(("id", "name", "persona", "immediate_context", "created_at"), row, strict=True))
 
+    def personas(self, ids: list[str]) -> dict[str, str]:
+        """The personas of those of `ids` that are characters of this world, in one query."""
+        marks = ", ".join("?" * len(ids))
+        return {r[0]: r[1] or "" for r in self.conn.execute(
+            f"select id, persona from characters where id in ({marks})", ids)} if ids else {}
+
     def characters_among(self, ids: list[str]) -> set[str]:
         """Which of `ids` are characters of this world."""
         found: set[str] = set()

@@ -41,6 +41,7 @@ _DESCRIBED = re.compile(r"^(?:the|a|an)\s+(?:[\w'-]+\s+){0,4}?([a-z-]+)"
                         r"(?=\s*$|\s+(?:of|on|at|in|from|for|with|who|off|to|and)\b)")
 
 
+@lru_cache(maxsize=4096)
 def aliases_of(character: str, persona: str) -> tuple[str, ...]:
     """The other names a persona gives a character: its other names and titles ("ilse",
     "captain", "doctor"), and what it is ("the engineer", "the miller", "the tinker")."""
@@ -147,7 +148,8 @@ def clauses(turn: Turn, reality: str, aliases: Aliases = ()) -> list[Clause]:
     cast = [c for c in turn.characters if c != turn.actor]
     other_names = dict(aliases)
     out: list[Clause] = []
-    read, told = _split(reality), _split(turn.reality)
+    read = _split(reality)
+    told = read if reality == turn.reality else _split(turn.reality)
     if len(read) != len(told):
         told = read
     for raw, own in zip(read, told, strict=True):

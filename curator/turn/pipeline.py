@@ -25,6 +25,7 @@ from curator.recall import network
 from curator.store.world import World
 from curator.turn import appraisal, dedup, fallback, steps
 from curator.turn.appraisal import AppraiseInput, MemoryAppraisal, lens_views
+from curator.turn.cast import Cast
 from curator.turn.decisions import MemoryDraft
 from curator.turn.inputs import (
     ConsolidateInput,
@@ -37,7 +38,7 @@ from curator.turn.inputs import (
 from curator.turn.judging import turn_reading
 from curator.turn.lenses import combine, lens_weights, retain
 from curator.turn.narration import retell
-from curator.turn.perspective import Aliases, aliases_of, unambiguous
+from curator.turn.perspective import Aliases
 from curator.turn.summaries import summary_tone
 from curator.turn.threads import Thread, clamp, memory_change, memory_id, unseen_intent
 
@@ -54,27 +55,24 @@ class Curation:
 
     def __post_init__(self) -> None:
         self.seq = self.world.next_memory_seq()
-        self._personas: dict[str, str] = {}
+        self.cast = Cast(self.world)  # personas and other names, read once
         self._lens_weights: dict[str, dict[str, float]] = {}
         # The memories each perceiver has in mind this turn (its threads): what links are sought in.
         self._in_mind: dict[str, list[Thread]] = {}
         # The network rows of one perceiver's memories, written together when it is done.
         self._pending = network.Pending()
         self._observed: tuple[Turn, Turn] | None = None
+        self._trust_log: list[tuple[object, ...]] = []  # trust and rapport moved at this turn
         self._lens_thresholds = {lens.name: lens.threshold for lens in self.config.appraisal.lenses}
         self._lens_views = lens_views(self.config.appraisal)
 
     # -- threads ------------------------------------------------------------------------
 
     def persona(self, character: str) -> str:
-        if character not in self._personas:
-            row = self.world.character_row(character)
-            self._personas[character] = row["persona"] if row else ""
-        return self._personas[character]
+        return self.cast.persona(character)
 
     def aliases(self, turn: Turn) -> Aliases:
-        """The other names of the turn's characters, read from their personas."""
-        return unambiguous({c: aliases_of(c, self.persona(c)) for c in turn.characters})
+        return self.cast.aliases(turn)
 
     def relationship_thread(self, owner: str, other: str, now: datetime) -> Thread:
         rel = self.world.relationship(owner, other)
@@ -123,6 +121,7 @@ class Curation:
 
     def perceive(self, turn: Turn, perceiver: str, role: Literal["actor", "observer"]) -> None:
         now = turn.world_time
+        aliases = self.aliases(turn)
         subjects = list(turn.others) if role == "actor" else [
             c for c in [turn.actor, *turn.others] if c != perceiver]
         threads = {other: self.relationship_thread(perceiver, other, now) for other in subjects}
@@ -134,7 +133,7 @@ class Curation:
             turn=turn if role == "actor" else self.observed(turn),
             relationships={o: RelationView.of(t.rel) for o, t in threads.items() if t.rel},
             recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects, seen=seen,
-            aliases=self.aliases(turn))
+            aliases=aliases)
         interpretation, record = self.decider.decide(
             steps.INTERPRET, inputs, character=perceiver, context={"allowed_subjects": subjects})
         self.changes.steps.append(record)
@@ -160,6 +159,8 @@ class Curation:
             thread = threads[draft.subject] if draft.subject is not None else own
             self.remember(turn, thread, draft, index, judged[index])
         self._pending.flush(self.world)
+        attributes.log_at_turn(self.world, self._trust_log)
+        self._trust_log = []
         for feeling in interpretation.feelings:
             rel = threads[feeling.toward].rel
             assert rel is not None
@@ -240,7 +241,7 @@ class Curation:
             self.world.update_memory(repeat)
             self.changes.reinforced.append(memory_change(repeat, "a repeat of this memory"))
             if rel is not None:  # a second betrayal hurts at its own turn too
-                attributes.at_turn(self.world, self.config.evolution, rel, repeat)
+                self._trust_log += attributes.at_turn(self.config.evolution, rel, repeat)
             return
         memory = trusted(Memory, {  # a draft's fields were validated; in the model's order
             "id": memory_id(turn.id, thread.owner, index), "owner": thread.owner, "subject": draft.subject,
@@ -261,7 +262,7 @@ class Curation:
             change.kept_by = kept.by
         self.changes.formed.append(change)
         if rel is not None:
-            attributes.at_turn(self.world, self.config.evolution, rel, memory)
+            self._trust_log += attributes.at_turn(self.config.evolution, rel, memory)
         if memory.importance >= self.config.core_threshold:
             self.core_review(thread, memory)
         self.overflow(thread, turn.world_time)

@@ -234,3 +234,15 @@ def test_the_readme_case_runs_and_passes(tmp_path: Path) -> None:
     path.write_text(readme[start:readme.index("```", start)])
     [result] = run_cases([load_case(path)], FallbackMode()).cases
     assert result.ok and result.passed == 2
+
+
+def test_a_case_that_plays_a_judgement_story_replays_the_storys_answers() -> None:
+    """`story:` cases play the same world as the story, so a fixture set files them under the
+    story's name: the genres dev set replays the recorded judgement answers."""
+    case = load_case(ROOT / "evals" / "genres" / "western.yaml")
+    assert (case.name, case.filed_as) == ("genre_western", "judge_western")
+    mode = ReplayMode(ROOT / "evals" / "fixtures" / "qwen1.5b")
+    assert mode.runs(case)
+    report = run_cases([case], mode)
+    (result,) = report.cases
+    assert result.steps.model > 0 and result.steps.fallback <= 1  # nothing went unrecorded

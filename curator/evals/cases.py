@@ -151,6 +151,13 @@ class EvalCase:
     turns: list[Turn]
     actions: list[Action]
     checks: list[Expectation]
+    # Where a fixture set files this case's recorded answers: its name, or for a case that
+    # plays a judgement story the story's (the same world, the same prompts).
+    filed_as: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.filed_as:
+            object.__setattr__(self, "filed_as", self.name)
 
 
 # -- loading ---------------------------------------------------------------------------------
@@ -186,9 +193,10 @@ def load_case(path: Path) -> EvalCase:
         config = CuratorConfig.model_validate(doc.config)
     except ValidationError as error:
         raise _from_validation(error, where, prefix="config") from error
-    actions = doc.actions
+    actions, filed_as = doc.actions, doc.name
     if doc.story is not None:
         story = load_story(path.parent / doc.story)
+        filed_as = story.name
         raws: list[tuple[str, str, Any]] = [("story", f"{doc.story} turn {item.id}: ",
                                              item.model_dump(exclude={"split", "gold"}))
                                             for item in story.turns]
@@ -200,7 +208,7 @@ def load_case(path: Path) -> EvalCase:
     turns = _turns(raws, where, field="turns" if doc.turns is not None else "transcript")
     _check_points(doc, turns, where)
     return EvalCase(path=path, name=doc.name, about=doc.about, seeds=seeds, config=config, turns=turns,
-                    actions=actions, checks=doc.checks)
+                    actions=actions, checks=doc.checks, filed_as=filed_as)
 
 
 def load_cases(paths: list[Path]) -> list[EvalCase]:

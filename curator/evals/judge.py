@@ -67,6 +67,10 @@ class JudgeStory(BaseModel):
         """The story's name as fixture sets file it: judge_<file name without .yaml>."""
         return f"judge_{self._stem or self.genre}"
 
+    @property
+    def filed_as(self) -> str:
+        return self.name
+
 
 def turn_of(item: JudgeTurn) -> Turn:
     data = item.model_dump(exclude={"split", "gold"})

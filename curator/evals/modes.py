@@ -39,7 +39,7 @@ class Named(Protocol):
     """What a mode needs of a case or a judgement story: the name its fixtures are filed under."""
 
     @property
-    def name(self) -> str: ...
+    def filed_as(self) -> str: ...
 
 DEFAULT_FIXTURES = Path("evals") / "fixtures" / "qwen1.5b"
 
@@ -73,7 +73,7 @@ class ReplayMode:
         self.model: str | None = self.settings.model
 
     def runs(self, case: Named) -> bool:
-        return (self.fixtures / case.name).is_dir()
+        return (self.fixtures / case.filed_as).is_dir()
 
     @contextmanager
     def session(self, case: Named) -> Iterator[CuratorFactory]:
@@ -86,7 +86,7 @@ class ReplayMode:
 
         # Lenient: a request nobody recorded (a prompt changed since) falls back as "not
         # recorded", and the run's step counts and fallbacks show how many.
-        with Replayer(FixtureStore(self.fixtures / case.name), strict=False):
+        with Replayer(FixtureStore(self.fixtures / case.filed_as), strict=False):
             yield factory
 
 
@@ -110,7 +110,7 @@ class LiveMode:
     def session(self, case: Named) -> Iterator[CuratorFactory]:
         settings = self.settings
         if self.record is not None:
-            settings = settings.model_copy(update={"record_dir": self.record / case.name})
+            settings = settings.model_copy(update={"record_dir": self.record / case.filed_as})
 
         def factory(config: CuratorConfig) -> Curator:
             return Curator(":memory:", config=config, model=settings)

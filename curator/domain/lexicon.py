@@ -14,6 +14,12 @@ from functools import lru_cache
 _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
+# Words that start a noun phrase ("the overnight log", "my ration tray"): an intent that starts
+# with one names no verb, and in an action what follows one is what it acts on.
+DETERMINERS = frozenset({"the", "a", "an", "my", "your", "his", "her", "its", "their", "our",
+                         "this", "that", "these", "those", "some"})
+
+
 def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
@@ -191,6 +197,11 @@ LETHAL = frozenset({"kill", "death", "dead", "dying", "die", "lethal", "bullet",
                     "shot", "rifle"})
 # Steel is a danger as a trap's jaws, not as a pot or a door.
 DANGER_PHRASES = ("steel jaws", "steel trap", "steel teeth")
+
+
+def names_danger(words: list[str], text: str) -> bool:
+    """A danger in `words` (the tokens of `text`, lowercased): a danger word or phrase."""
+    return bool(stem_hits(words, DANGER)) or any(p in text for p in DANGER_PHRASES)
 # Mortal danger in so many words: these say there was danger, whatever else the text does.
 MORTAL_PHRASES = ("nearly die", "almost die", "near death", "could have died", "bleeding out",
                   "an inch from", "a finger's width from", "goes under", "went under", "down in the smoke",

@@ -124,8 +124,7 @@ def at_turn(config: EvolutionConfig, rel: Relationship, memory: Memory) -> list[
     rows: list[tuple[object, ...]] = []
     for name, weight, why in relation_effects(memory):
         value = rel.trust if name == "trust" else rel.rapport
-        limit = config.relation_step * 8
-        raw = max(-limit, min(limit, weight * config.relation_step * (0.5 + memory.importance / 2)))
+        raw = _pull(weight, config.relation_step, config.relation_step * 8, memory)
         after = round(max(0.0, min(1.0, value + dampen(value, raw * TURN_SHARE, config.start, 0.0, 1.0))), 4)
         delta = round(after - value, 4)
         if abs(delta) < _MIN_DELTA:
@@ -147,6 +146,12 @@ def log_at_turn(world: World, rows: list[tuple[object, ...]]) -> None:
         world.conn.executemany(
             "insert into attribute_changes (character, attribute, other, delta, value_after, memory_id, "
             "reason, world_time) values (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _pull(weight: float, step: float, limit: float, memory: Memory) -> float:
+    """How far one memory pushes a value before the bounds damp it: its weight in steps, more
+    for an important memory, at most `limit` either way."""
+    return max(-limit, min(limit, weight * step * (0.5 + memory.importance / 2)))
 
 
 def dampen(value: float, push: float, start: float, low: float, high: float) -> float:
@@ -190,8 +195,7 @@ class Drifting:
             value = self.attributes[name]
             step, cap, low, high = cfg.max_step, cfg.cycle_cap, cfg.low, cfg.high
             limit = step
-        raw = weight * step * (0.5 + memory.importance / 2)
-        raw = max(-limit, min(limit, raw))
+        raw = _pull(weight, step, limit, memory)
         origin = self._origin.setdefault((name, other), value)
         delta = dampen(value, raw, cfg.start, low, high)
         # The cycle cap bounds how far a value ends from where the cycle found it.

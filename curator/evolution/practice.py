@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from curator.domain.lexicon import DETERMINERS
 from curator.domain.models import Gap, Turn, iso
 from curator.store.world import World
 
@@ -29,9 +30,6 @@ _LEAD = frozenset({"try", "tries", "tried", "attempt", "attempts", "attempted", 
                    "then", "again", "once", "more", "carefully", "quickly", "slowly", "quietly",
                    "finally", "just", "still", "also", "first", "now", "i'll", "i'm", "i'd", "we'll",
                    "let", "me", "will", "shall", "must", "should"})
-# An intent with no verb ("the overnight log", "my ration tray"): no skill to name.
-_NO_VERB = frozenset({"the", "a", "an", "my", "his", "her", "its", "our", "their", "this", "that", "some",
-                      "these", "those", "your"})
 # Everyday acts every creature does all day: tallying them would bury the skills it has.
 ROUTINE = frozenset({
     "be", "go", "come", "walk", "wander", "head", "move", "return", "leave", "stay", "wait", "rest",
@@ -87,7 +85,7 @@ def skill_of(turn: Turn) -> tuple[str, bool] | None:
     for word in _WORD.findall(turn.intent.action.casefold()):
         if word in _LEAD:
             continue
-        return None if word in ROUTINE or word in _NO_VERB or len(word) < 3 else (word[:MAX_SKILL], False)
+        return None if word in ROUTINE or word in DETERMINERS or len(word) < 3 else (word[:MAX_SKILL], False)
     return None
 
 

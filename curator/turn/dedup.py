@@ -27,7 +27,7 @@ from collections.abc import Set as AbstractSet
 from datetime import datetime
 
 from curator.domain.fading import REINFORCE_REFRESH, refresh
-from curator.domain.lexicon import tokens, word_set
+from curator.domain.lexicon import DETERMINERS, tokens, word_set
 from curator.domain.models import Memory, MemoryKind
 from curator.turn.decisions import MemoryDraft
 
@@ -37,9 +37,6 @@ RETOLD_SHARE = 0.9  # of the shorter memory's words, found in the longer: the sa
 RETOLD_MIN_WORDS = 6  # a shorter memory than this says too little to be called the same event
 RETOLD_VALENCE = 0.5  # told the same, but felt this differently: not the same memory
 _FAILURES = frozenset({MemoryKind.FAILURE, MemoryKind.LESSON_LEARNED})
-# Words that start a noun phrase: what follows them in an action is what it acts on.
-_DETERMINERS = frozenset({"the", "a", "an", "my", "your", "his", "her", "its", "their", "our",
-                          "this", "that", "these", "those", "some"})
 # Words that end a noun phrase: prepositions and conjunctions after the object.
 _PHRASE_ENDS = frozenset({"and", "or", "but", "to", "at", "in", "on", "onto", "into", "of", "for",
                           "with", "from", "by", "under", "over", "across", "through", "toward",
@@ -98,11 +95,11 @@ def attempt_objects(action: str) -> set[str]:
     words = tokens(action)
     found: set[str] = set()
     for i, word in enumerate(words):
-        if word not in _DETERMINERS:
+        if word not in DETERMINERS:
             continue
         phrase = []
         for following in words[i + 1:i + 4]:
-            if following in _PHRASE_ENDS or following in _DETERMINERS:
+            if following in _PHRASE_ENDS or following in DETERMINERS:
                 break
             phrase.append(following)
         if phrase and len(phrase[-1]) > 2:

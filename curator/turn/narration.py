@@ -12,8 +12,9 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from curator.domain.lexicon import DETERMINERS
 from curator.domain.models import display_name
-from curator.turn.perspective import objects_as
+from curator.turn.perspective import QUOTED, objects_as
 
 # Words after which a bare "you" is the subject of a new clause ("as you reach" → "as I reach").
 _CLAUSE_OPENERS = frozenset({"and", "but", "as", "when", "while", "so", "then", "until", "because",
@@ -38,10 +39,6 @@ _MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "must",
 _IRREGULAR_3P = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was",
                  "don't": "doesn't", "aren't": "isn't", "haven't": "hasn't"}
 _WORD = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
-# Quoted speech is the speaker's own words: "you" inside it is not the game master's "you".
-# Single quotes too ('I'm sorry, Delia.'): from a quote mark no letter precedes to a
-# punctuation mark and a quote mark no letter follows, so "lady's" inside is no end.
-_QUOTED = re.compile(r'("[^"]*"|\u201c[^\u201d]*\u201d|(?<![A-Za-z])\'.+?[.,!?]\'(?![A-Za-z]))')
 
 
 def _third_person(verb: str) -> str:
@@ -78,8 +75,8 @@ def retell(text: str, *, perceiver: str, actor: str) -> str:
     if perceiver == actor:  # "Corliss hooks him under the arms", told about Jody, in Jody's memory
         text = objects_as(text, actor, "me")
     if '"' in text or "\u201c" in text or "'" in text:
-        return "".join(part if _QUOTED.fullmatch(part) else _retell_words(part, perceiver, actor)
-                       for part in _QUOTED.split(text))
+        return "".join(part if QUOTED.fullmatch(part) else _retell_words(part, perceiver, actor)
+                       for part in QUOTED.split(text))
     return _retell_words(text, perceiver, actor)
 
 
@@ -318,8 +315,6 @@ def tried(action: str) -> str:
 
 _FIRST_PERSON_START = re.compile(r"^(?:i(?:'ll| will| am going to|'m going to| want to| mean to)?|let me)\s+",
                                  re.IGNORECASE)
-_DETERMINERS = frozenset({"the", "a", "an", "my", "his", "her", "its", "our", "their", "this", "that",
-                          "some", "those", "these"})
 
 
 def intended(action: str) -> str:
@@ -327,7 +322,7 @@ def intended(action: str) -> str:
     "collect my strongbox", "the overnight log" → "see to the overnight log"."""
     action = _FIRST_PERSON_START.sub("", action.strip().rstrip(". "))
     first = action.split(" ", 1)[0].lower()
-    if first in _DETERMINERS:
+    if first in DETERMINERS:
         action = f"see to {action}"
     return lower_first(action)
 

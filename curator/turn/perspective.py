@@ -22,8 +22,10 @@ from functools import lru_cache
 from curator.domain import lexicon as lx
 from curator.domain.models import Turn, display_name
 
-_QUOTED = re.compile(r'("[^"]*"|\u201c[^\u201d]*\u201d|(?<![a-z])\'[^\']*[.,!?]\'(?![a-z]))',
-                     re.IGNORECASE)
+# Quoted speech is the speaker's own words: "you" inside it is not the game master's "you".
+# Single quotes too ('I'm sorry, Delia.'): from a quote mark no letter precedes to a
+# punctuation mark and a quote mark no letter follows, so "lady's" inside is no end.
+QUOTED = re.compile(r'("[^"]*"|\u201c[^\u201d]*\u201d|(?<![A-Za-z])\'.+?[.,!?]\'(?![A-Za-z]))')
 _YOU = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
 # Object pronouns after a verb: "drags her out", "hauls him back", "pins him in the mud".
 _OBJECT_PRONOUN = re.compile(r"\b([a-z]+)\s+(him|her)\b(?=\s+(?:out|clear|free|loose|back|aboard|up|"
@@ -88,27 +90,29 @@ def _second_person(text: str, name: str, aliases: tuple[str, ...] = ()) -> str:
     named = re.compile(rf"\b{who}\b", re.IGNORECASE)
     if not named.search(text):
         return text
-    spoken_to = any(_YOU.search(part) for part in _unquoted(text))
+    told_about = not _spoken_to(text)
     text = named.sub("you", owned.sub("your", text))
-    if spoken_to:
-        return text
     # Told about the actor: "Bran dragged her out by the collar" is done to the actor.
-    return _OBJECT_PRONOUN.sub(lambda m: m.group(0) if m.group(1).lower() in _NOT_VERBS
-                               else f"{m.group(1)} you", text)
+    return _objects(text, "you") if told_about else text
 
 
 def objects_as(text: str, actor: str, word: str) -> str:
     """In a turn told about the actor (named, never "you" outside quotes), the object pronouns
     where someone else acts ("drags him clear") as `word` ("me" in the actor's own memory)."""
     name = re.compile(rf"\b{re.escape(display_name(actor))}\b", re.IGNORECASE)
-    if not name.search(text) or any(_YOU.search(part) for part in _unquoted(text)):
+    if not name.search(text) or _spoken_to(text):
         return text
+    return _objects(text, word)
+
+
+def _spoken_to(text: str) -> bool:
+    """True when the game says "you" outside quoted speech."""
+    return any(_YOU.search(part) for part in QUOTED.split(text) if part and not QUOTED.fullmatch(part))
+
+
+def _objects(text: str, word: str) -> str:
     return _OBJECT_PRONOUN.sub(lambda m: m.group(0) if m.group(1).lower() in _NOT_VERBS
                                else f"{m.group(1)} {word}", text)
-
-
-def _unquoted(text: str) -> list[str]:
-    return [part for part in _QUOTED.split(text) if part and not _QUOTED.fullmatch(part)]
 
 
 # Clauses end at a sentence's end, before "but", "while", "whereupon" and "until", and before a
@@ -118,6 +122,7 @@ _CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+|,\s+(
 # own deed is that deed's result, so it stays in the actor's clause.
 _RESULT = re.compile(r"\s+until\s+")
 _PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their"})
+
 
 @dataclass
 class Clause:

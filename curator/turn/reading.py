@@ -82,8 +82,7 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS)) or bool(torn)
     # "You tear your flank": whoever tears it, a torn "your" body is the actor's.
     reading.actor_harm = reading.actor_danger = "your" in torn
-    reading.danger = reading.harm or bool(lx.stem_hits(words, lx.DANGER)) or any(
-        p in lower for p in lx.DANGER_PHRASES)
+    reading.danger = reading.harm or lx.names_danger(words, lower)
     reading.lethal = reading.danger and (
         bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
     # "Out of reach", "you get no honey": a success word a negator undoes says it went wrong.
@@ -118,8 +117,7 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
             text = clause.text.lower()
             harmed = bool(lx.stem_hits(clause.words, lx.HARM, lx.HARM_WORDS | lx.AGENT_HARM))
             lethal_words = any(p in text for p in lx.MORTAL_PHRASES)  # "you go under twice"
-            danger = harmed or bool(lx.stem_hits(clause.words, lx.DANGER)) or lethal_words or any(
-                p in text for p in lx.DANGER_PHRASES)
+            danger = harmed or lethal_words or lx.names_danger(clause.words, text)
             reading.actor_harm = reading.actor_harm or harmed
             reading.actor_danger = reading.actor_danger or danger
             reading.actor_lethal = reading.actor_lethal or (danger and (
@@ -190,8 +188,7 @@ def _arms(words: list[str]) -> bool:
             if following in _OBJECT_ENDS:
                 break
             thing.append(following)
-        if lx.stem_hits(thing, lx.DANGER) or lx.stem_hits(thing, lx.HARM) or any(
-                p in " ".join(thing) for p in lx.DANGER_PHRASES):
+        if lx.names_danger(thing, " ".join(thing)) or lx.stem_hits(thing, lx.HARM):
             return True
     return False
 
@@ -256,8 +253,7 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     ) and not amends
     targets = [c for c in clause.named[1:] if c != agent]
     protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(
-        p in lower for p in lx.RESCUE_PHRASES) or bool(lx.RESCUE.search(lower)) or bool(
-        lx.ALIVE_BECAUSE.search(lower)) or (
+        p in lower for p in lx.RESCUE_PHRASES) or bool(lx.RESCUE.search(lower)) or bool(saved) or (
         hostile and any(_threat(t, reading) for t in targets) and not _threat(agent, reading))
     traits = lx.traits_of(w)
     if protect:

@@ -301,12 +301,17 @@ class ModelGateway:
         self.cooldown.failed(reason)
         return call.fell_back(reason, error)
 
-    def call(self, request: Request) -> Answer:
+    def _begin(self, request: Request) -> tuple[_Call, Answer | None]:
+        """The call for `request`, and its fallback already when the server is cooling down."""
         self.check_ready()
         call = _Call(self, request)
         blocked = self.cooldown.blocked()
-        if blocked is not None:
-            return call.fell_back(blocked, None)
+        return call, (call.fell_back(blocked, None) if blocked is not None else None)
+
+    def call(self, request: Request) -> Answer:
+        call, cooled = self._begin(request)
+        if cooled is not None:
+            return cooled
         client = self._client(False)
         for attempt in range(self.settings.transport_retries + 1):
             try:
@@ -322,11 +327,9 @@ class ModelGateway:
         raise AssertionError("unreachable")
 
     async def acall(self, request: Request) -> Answer:
-        self.check_ready()
-        call = _Call(self, request)
-        blocked = self.cooldown.blocked()
-        if blocked is not None:
-            return call.fell_back(blocked, None)
+        call, cooled = self._begin(request)
+        if cooled is not None:
+            return cooled
         client = self._client(True)
         for attempt in range(self.settings.transport_retries + 1):
             try:

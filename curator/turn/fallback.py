@@ -28,7 +28,7 @@ from curator.turn.inputs import (
     InterpretInput,
     ReconcileInput,
 )
-from curator.turn.judging import judgement_of_rules
+from curator.turn.judging import judgement_of_rules, trusts
 from curator.turn.narration import intended, lower_first, retell, sentence, tried
 from curator.turn.reading import Reading, read_turn
 from curator.turn.summaries import describe_relationship, summary_tone
@@ -119,7 +119,7 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
     clause = retell(reading.clause_of.get(other, turn.reality), perceiver=inp.perceiver, actor=turn.actor)
     action = intended(turn.intent.action)
     importance = sig if role != "present" or act in ("helped", "hostile") else max(0.0, sig - 0.15)
-    trusted = rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
+    trusted = trusts(rel)
     if role == "betrayer" or (role == "hostile" and trusted and reading.thwart):
         kind, valence, feeling = MemoryKind.BETRAYAL, -0.85, "betrayed"
         content = f"I trusted {display_name(other)}, but {_flow(clause, inp)}"

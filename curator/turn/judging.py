@@ -21,7 +21,7 @@ from curator.domain.lexicon import trait_polarity
 from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_band
 from curator.domain.results import TurnReading
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
-from curator.turn.inputs import InterpretInput
+from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import HINDRANCES, Deed, Judgement, JudgementAnswer, OtherReading, Valence
 from curator.turn.narration import sentence
 from curator.turn.reading import read_turn
@@ -115,11 +115,15 @@ def _self_draft(j: Judgement, sig: float) -> MemoryDraft:
                        valence=valence, importance=sig)
 
 
+def trusts(rel: RelationView) -> bool:
+    """Whether the perceiver trusts the other (a bond above 0.25, or a summary that speaks
+    well of them): a harm from them is a betrayal."""
+    return rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
+
+
 def trusted_by(inp: InterpretInput) -> frozenset[str]:
-    """Those the perceiver trusts (a bond above 0.25, or a summary that speaks well of them):
-    a harm from one of them is a betrayal."""
-    return frozenset(other for other, rel in inp.relationships.items()
-                     if rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3)
+    """Those the perceiver trusts (`trusts`)."""
+    return frozenset(other for other, rel in inp.relationships.items() if trusts(rel))
 
 
 def interpretation_from(inp: InterpretInput, answer: JudgementAnswer) -> Interpretation:

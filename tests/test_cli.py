@@ -713,8 +713,8 @@ def test_play_stops_at_a_bad_line_keeps_what_came_before_and_resumes(tmp_path: P
 def _calm(body: dict[str, Any], headers: Any) -> dict[str, Any]:
     """A scripted model that finds nothing worth remembering in any turn."""
     assert headers["x-curator-template"].startswith("interpret.j2@")
-    return {"memory": "I carry on with my day.", "emotion": "calm", "others": [], "outcome": "as_meant",
-            "significance": "trivial", "harm": False, "danger": False}
+    return {"harm": False, "danger": False, "significance": "trivial", "emotion": "calm",
+            "memory": "I carry on with my day."}
 
 
 def test_play_with_a_model_reports_calls_tokens_and_fallbacks(runner: CliRunner, tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """A model's small answer to step interpret, and the rules that build the interpretation from it:
-the gap composed from who helped or hindered and how it went, a harm by someone trusted as a
-betrayal, the bands applied, feelings bounded however the model answers, the game's hints
+the model's rating and words over the rules' reading of the deeds, a harm by someone trusted as
+a betrayal, the bands applied, feelings bounded however the model answers, the game's hints
 winning, and a rule reading put the same way so the two can be compared."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import pytest
 from pydantic import ValidationError
 
 from curator.domain.models import Gap, Relationship, Turn
-from curator.model.decision import validation_scope
 from curator.turn import fallback
-from curator.turn.decisions import MemoryDraft
+from curator.turn.decisions import Interpretation, MemoryDraft
 from curator.turn.dedup import find_repeat
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import JudgementAnswer, answer_of, first_sentences
-from curator.turn.judging import interpretation_from, judgement_of_rules, turn_reading
+from curator.turn.judging import judgement_of_rules, turn_reading
+from curator.turn.steps import INTERPRET
 
 TURN = {"id": "t1", "world_time": "2025-01-02T08:00:00Z", "actor": "bear",
         "intent": {"thought": "Fish", "action": "Fish at my spot"},
@@ -35,71 +35,67 @@ def inputs(role: str = "actor", *, bond: float = 0.0, interactions: int = 2, **t
 
 
 def answer(**fields: Any) -> JudgementAnswer:
-    base = {"others": [{"id": "wolf", "did": "harmed"}], "outcome": "spoiled", "significance": "notable",
-            "harm": False, "danger": False, "emotion": "angry", "memory": "Wolf took my fishing spot."}
+    base = {"harm": False, "danger": False, "significance": "notable", "emotion": "angry",
+            "memory": "Wolf took my fishing spot."}
     return JudgementAnswer.model_validate({**base, **fields})
 
 
-@pytest.mark.parametrize(("others", "outcome", "gap"), [
-    ([{"id": "wolf", "did": "harmed"}], "spoiled", Gap.THWARTED),
-    ([{"id": "wolf", "did": "harmed"}], "stopped", Gap.BLOCKED),
-    ([{"id": "wolf", "did": "helped"}], "spoiled", Gap.HELPED),
-    ([{"id": "wolf", "did": "kind"}], "as_meant", Gap.SUCCEEDED),
-    ([{"id": "wolf", "did": "nothing"}], "spoiled", Gap.FAILED),
-    ([{"id": "wolf", "did": "nothing"}], "partly", Gap.MIXED),
-    ([{"id": "wolf", "did": "nothing"}], "unexpected", Gap.SURPRISED),
-])
-def test_the_gap_follows_who_helped_or_hindered_and_how_it_went(
-        others: list[dict[str, str]], outcome: str, gap: Gap) -> None:
-    assert answer(others=others, outcome=outcome).judgement("bear").gap is gap
+def made(inp: InterpretInput, **fields: Any) -> Interpretation:
+    """What step interpret builds from a model's answer to `inp`."""
+    return INTERPRET.from_answer(inp, answer(**fields))
 
 
-def test_what_the_actor_did_is_no_gap_for_an_observer() -> None:
-    # Owl saw Bear chase Wolf off: Bear harmed Wolf, and Bear's own plan went as meant.
-    seen = answer(others=[{"id": "bear", "did": "harmed"}, {"id": "wolf", "did": "nothing"}],
-                  outcome="as_meant")
-    assert seen.judgement("bear").gap is Gap.SUCCEEDED
+def test_the_model_rates_and_words_the_turn_and_the_rules_read_the_deeds() -> None:
+    inp = inputs()
+    rules = fallback.interpret(inp).judgement
+    reading = made(inp, significance="major", emotion="furious", memory="Wolf drove me off my spot.")
+    j = reading.judgement
+    assert rules is not None and j is not None
+    assert (j.gap, j.others) == (rules.gap, rules.others)  # who did what: the rules'
+    assert (j.significance, j.emotion, j.memory) == ("major", "furious", "Wolf drove me off my spot.")
+    assert reading.significance == 0.8 and reading.memories[0].content == "Wolf drove me off my spot."
+    assert reading.memories[0].emotional_impact == "furious"
 
 
 def test_a_harm_by_someone_trusted_is_a_betrayal_and_its_memory_says_so() -> None:
-    trusting = interpretation_from(inputs(bond=0.6), answer())
+    spoiled = "Wolf laughs, calls you a slow fool, and slips off with your fish."
+    trusting = made(inputs(bond=0.6, reality=spoiled))
     assert trusting.judgement is not None and trusting.judgement.others[0].did == "betrayed"
     assert trusting.memories[0].kind == "betrayal"
-    wary = interpretation_from(inputs(bond=-0.2), answer())
+    wary = made(inputs(bond=-0.2))  # Wolf drives Bear off the spot: a clash
     assert wary.memories[0].kind == "conflict"
     # a betrayal weighs more on the feeling than a harm from a stranger
     assert trusting.feelings[0].sentiment_shift < wary.feelings[0].sentiment_shift < 0
 
 
 def test_feelings_are_bounded_however_the_model_answers() -> None:
-    made = interpretation_from(inputs(bond=0.6), answer(significance="defining"))
-    assert all(abs(f.sentiment_shift) <= 0.96 for f in made.feelings)
-    assert all(-1 <= d.valence <= 1 and 0 <= d.importance <= 1 for d in made.memories)
+    reading = made(inputs(bond=0.6), significance="defining", harm=True, danger=True)
+    assert all(abs(f.sentiment_shift) <= 0.96 for f in reading.feelings)
+    assert all(-1 <= d.valence <= 1 and 0 <= d.importance <= 1 for d in reading.memories)
 
 
 def test_a_trivial_turn_forms_no_memory_and_a_near_death_is_defining() -> None:
-    assert interpretation_from(inputs(), answer(significance="trivial")).memories == []
-    near = interpretation_from(inputs(), answer(significance="major", harm=True, danger=True))
+    assert made(inputs(), significance="trivial").memories == []
+    near = made(inputs(), significance="major", harm=True, danger=True)
     assert near.judgement is not None and near.judgement.significance == "defining"
     assert near.significance == 0.95  # reaches core review
-    seen = interpretation_from(inputs("observer"), answer(
-        others=[{"id": "bear", "did": "nothing"}, {"id": "wolf", "did": "harmed"}],
-        significance="major", harm=True, danger=True))
+    seen = made(inputs("observer"), significance="major", harm=True, danger=True)
     assert seen.judgement is not None and seen.judgement.significance == "major"  # only the actor nearly died
 
 
 def test_the_games_hints_win_over_the_answer() -> None:
     hinted = inputs(outcome={"result": "helped", "importance": 0.2, "danger": True})
-    made = interpretation_from(hinted, answer())
-    assert (made.gap, made.significance, made.danger) == (Gap.HELPED, 0.2, True)
+    reading = made(hinted)
+    assert (reading.gap, reading.significance, reading.danger) == (Gap.HELPED, 0.2, True)
 
 
-def test_those_left_out_did_nothing_and_strangers_are_refused() -> None:
-    with validation_scope({"allowed_subjects": ["wolf", "fox"]}):
-        kept = answer()
-        assert {o.id: o.did for o in kept.others} == {"wolf": "harmed", "fox": "nothing"}
-        with pytest.raises(ValidationError, match=r"\['deer'\] were not in this turn"):
-            answer(others=[{"id": "deer", "did": "helped"}])
+def test_an_answer_that_breaks_the_rules_is_refused_with_the_reason() -> None:
+    with pytest.raises(ValidationError, match="emotion is one word"):
+        answer(emotion="very very angry indeed")
+    with pytest.raises(ValidationError, match="memory must be words"):
+        answer(memory="!!! ...")
+    with pytest.raises(ValidationError, match="significance"):
+        answer(significance="huge")
 
 
 def test_a_long_memory_keeps_its_first_sentences() -> None:
@@ -108,15 +104,14 @@ def test_a_long_memory_keeps_its_first_sentences() -> None:
     assert long.memory.endswith("…") and len(long.memory.split()) == 40
 
 
-def test_the_rules_reading_put_as_a_judgement_and_back() -> None:
+def test_the_rules_reading_put_as_an_answer_and_back() -> None:
     inp = inputs()
-    made = fallback.interpret(inp)
-    assert made.judgement == judgement_of_rules(inp, made)
-    assert made.judgement.gap is Gap.BLOCKED
-    assert made.judgement.reading_of("wolf").did in ("blocked", "harmed")
-    again = answer_of(made.judgement).judgement("bear")
-    assert (again.gap, again.significance) == (made.judgement.gap, made.judgement.significance)
-    reading = turn_reading("bear", made.judgement, "fallback")
+    rules = fallback.interpret(inp)
+    assert rules.judgement == judgement_of_rules(inp, rules)
+    assert rules.judgement.gap is Gap.BLOCKED
+    assert rules.judgement.reading_of("wolf").did in ("blocked", "harmed")
+    assert answer_of(rules.judgement).over(rules.judgement) == rules.judgement
+    reading = turn_reading("bear", rules.judgement, "fallback")
     assert reading.harmed == ["wolf"] and reading.feelings["wolf"] == "negative"
 
 

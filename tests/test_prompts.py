@@ -36,7 +36,7 @@ from curator.turn.inputs import (
     ReconcileInput,
     RelationView,
 )
-from curator.turn.judgement import DeedAnswer, JudgementAnswer
+from curator.turn.judgement import JudgementAnswer
 from curator.turn.narration import retell
 from curator.turn.steps import ALL_STEPS, INTERPRET
 
@@ -397,17 +397,18 @@ def test_the_actor_sees_its_intent_and_the_observer_does_not() -> None:
         assert THOUGHT not in text and ACTION not in text and "(unknown to you)" not in text
         words = outside(text)
         assert "Bear" in words and "saw" in words  # it says Bear acted, and the observer saw it
-        assert prompts.quoted_ids(["bear", "wolf"]) in text  # the ids its answer may name
+        assert "Wolf" in words  # the others it was told about
 
 
-def test_interpret_offers_every_value_of_the_answer_and_the_allowed_ids() -> None:
+def test_interpret_offers_every_value_and_key_of_the_answer_in_order() -> None:
     system, case = parts("interpret.j2", interpret_input())
-    values = [*literal_values(DeedAnswer, "did"), *literal_values(JudgementAnswer, "outcome"),
-              *literal_values(JudgementAnswer, "significance")]
-    assert {"helped", "kind", "harmed", "nothing", "stopped", "trivial", "defining"} <= set(values)
+    values = literal_values(JudgementAnswer, "significance")
+    assert {"trivial", "minor", "notable", "major", "defining"} == set(values)
     for value in values:
         assert f'"{value}"' in system, value
-    assert prompts.quoted_ids(["wolf"]) in outside(case)
+    keys = [system.index(f'"{key}":') for key in JudgementAnswer.model_fields]
+    assert keys == sorted(keys)  # the keys are explained in the order the answer gives them
+    assert "Wolf" in outside(case) and "Answer as Bear" in outside(case)
     assert INTERPRET.asks is JudgementAnswer
 
 
@@ -416,7 +417,7 @@ def test_optional_turn_fields_are_guarded() -> None:
     bare.relationships, bare.allowed_subjects, bare.persona, bare.recent_self = {}, [], "", []
     text = user("interpret.j2", bare)
     assert blocks(text) == [ACTION, REALITY]  # no empty block for the missing thought or persona
-    assert "river bend" not in text and '"wolf"' not in text and "[]" in text  # "others" is []
+    assert "river bend" not in text and "Nobody else was involved" in text
 
     hinted = user("interpret.j2", interpret_input(
         place=None, outcome={"result": "blocked", "harm": False, "importance": 0.95}))

@@ -6,11 +6,13 @@ how much the turn matters (a band: trivial, minor, notable, major, defining), ha
 a first-person sentence and a feeling word. The rule-based reader puts its reading this way
 too (`judging.judgement_of_rules`), so the two can be compared field by field.
 
-`JudgementAnswer` is what a model is asked for in step `interpret`: questions a 1.5B model can
-answer in a few seconds (enums, one sentence, one word). The composite labels follow from its
-answers by rule (`JudgementAnswer.judgement`): the gap from who stopped, spoiled or helped and
-whether the deed went as meant; each feeling from what the other did. The validators carry the
-domain rules, so a model that breaks them is told what was wrong when it is asked again.
+`JudgementAnswer` is what a model is asked for in step `interpret`: whether anyone was hurt or
+in danger, how much the turn matters, a feeling word and a first-person sentence; a 1.5B model
+answers that in a few seconds. Who did what to whom and how the plan went are the rules'
+(`JudgementAnswer.over`): on the judgement set the 1.5B model read the deeds worse than the
+rules (gap, helped, harmed, valence) and the significance better, and the two together scored
+higher than either (evals/judge, see CHANGELOG 0.14). The validators carry the domain rules,
+so a model that breaks them is told what was wrong when it is asked again.
 """
 
 from __future__ import annotations
@@ -18,32 +20,17 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from curator.domain.models import Gap, Significance
-from curator.model.decision import DecisionModel, ModelText, decision_context
+from curator.model.decision import DecisionModel, ModelText
 
 # helped: aided, rescued, gave; kind: thanks, praise, an apology (kind words, no help);
 # blocked: stopped someone before they began; harmed: hurt, stole, spoiled, lied;
 # betrayed: harmed someone who trusted them.
 Deed = Literal["helped", "kind", "blocked", "harmed", "betrayed", "none"]
-# What a model is asked: whether someone did good, said something kind, did harm, or nothing.
-# Whether a harm was a betrayal, and whether it stopped a plan before it began, follow from
-# the bond and the outcome (`JudgementAnswer.judgement`).
-AnswerDeed = Literal["helped", "kind", "harmed", "nothing"]
 Valence = Literal["positive", "neutral", "negative"]
-Outcome = Literal["as_meant", "stopped", "spoiled", "partly", "unexpected"]
 HINDRANCES = frozenset({"blocked", "harmed", "betrayed"})
-FEELING_OF_DEED: dict[str, Valence] = {"helped": "positive", "kind": "positive", "blocked": "negative",
-                                       "harmed": "negative", "betrayed": "negative", "none": "neutral"}
-_GAP_OF_OUTCOME = {"as_meant": Gap.SUCCEEDED, "stopped": Gap.BLOCKED, "spoiled": Gap.FAILED,
-                   "partly": Gap.MIXED, "unexpected": Gap.SURPRISED}
-_OUTCOME_OF_GAP: dict[Gap, Outcome] = {
-    Gap.SUCCEEDED: "as_meant", Gap.HELPED: "as_meant", Gap.FAILED: "spoiled", Gap.BLOCKED: "stopped",
-    Gap.THWARTED: "spoiled", Gap.MIXED: "partly", Gap.SURPRISED: "unexpected"}
-_DEED_OF_ANSWER: dict[str, Deed] = {"helped": "helped", "kind": "kind", "harmed": "harmed", "nothing": "none"}
-_ANSWER_OF_DEED: dict[str, AnswerDeed] = {"helped": "helped", "kind": "kind", "blocked": "harmed",
-                                          "harmed": "harmed", "betrayed": "harmed", "none": "nothing"}
 
 
 MEMORY_WORDS = 40
@@ -88,19 +75,12 @@ class Judgement(DecisionModel):
         return OtherReading(id=other, did="none", feeling="neutral")
 
 
-class DeedAnswer(DecisionModel):
-    id: str
-    did: AnswerDeed
-
-
 class JudgementAnswer(DecisionModel):
     """Step `interpret`, as a model answers it: the plain facts first, the sentence last."""
 
-    others: list[DeedAnswer]
-    outcome: Outcome
-    significance: Significance
     harm: bool
     danger: bool
+    significance: Significance
     emotion: str = Field(max_length=30)
     # The cap is in the schema, so a server's grammar ends a runaway sentence instead of
     # running to max_tokens; the validator keeps whole sentences of at most MEMORY_WORDS words.
@@ -121,50 +101,17 @@ class JudgementAnswer(DecisionModel):
             raise ValueError("emotion is one word, like 'grateful' or 'furious'")
         return value
 
-    @model_validator(mode="after")
-    def _others_were_there(self, info: ValidationInfo) -> JudgementAnswer:
-        allowed = decision_context(info).get("allowed_subjects")
-        ids = [o.id for o in self.others]
-        if len(set(ids)) != len(ids):
-            raise ValueError("others: each character once")
-        if allowed is not None:
-            stray = [i for i in ids if i not in set(allowed)]
-            if stray:
-                raise ValueError(f"others: {stray} were not in this turn; use only the ids {sorted(allowed)}")
-            # A small model often leaves out those who did nothing: that is what it means.
-            self.others += [DeedAnswer(id=i, did="nothing") for i in allowed if i not in set(ids)]
-        return self
-
-    def judgement(self, actor: str, trusted: frozenset[str] = frozenset()) -> Judgement:
-        """The reading these answers make. A harm done by someone the perceiver trusted is a
-        betrayal; a harm that stopped the plan before it began, a block. The gap: someone other
-        than the actor helped (helped), else stopped it (blocked) or spoiled it (thwarted), else
-        how it went."""
-        others = []
-        for answer in self.others:
-            did = _DEED_OF_ANSWER[answer.did]
-            if did == "harmed" and answer.id in trusted:
-                did = "betrayed"
-            elif did == "harmed" and self.outcome == "stopped" and answer.id != actor:
-                did = "blocked"
-            others.append(OtherReading(id=answer.id, did=did, feeling=FEELING_OF_DEED[did]))
-        deeds = {o.did for o in others if o.id != actor}
-        if "helped" in deeds:
-            gap = Gap.HELPED
-        elif "blocked" in deeds or (deeds & HINDRANCES and self.outcome == "stopped"):
-            gap = Gap.BLOCKED
-        elif deeds & HINDRANCES:
-            gap = Gap.THWARTED
-        else:
-            gap = _GAP_OF_OUTCOME[self.outcome]
-        return Judgement(memory=self.memory, emotion=self.emotion, gap=gap, others=others,
-                         significance=self.significance, harm=self.harm, danger=self.danger)
+    def over(self, rules: Judgement) -> Judgement:
+        """The reading these answers make over the rules' reading of the same turn: the
+        model's harm, danger, significance, feeling word and sentence; the rules' deeds, gap
+        and feelings toward each other character."""
+        return rules.model_copy(update={"harm": self.harm, "danger": self.danger,
+                                        "significance": self.significance, "emotion": self.emotion,
+                                        "memory": self.memory})
 
 
 def answer_of(judgement: Judgement) -> JudgementAnswer:
     """A reading put as a model would have answered it (the stub server answers so)."""
-    others = [DeedAnswer(id=o.id, did="kind" if o.did == "none" and o.feeling == "positive"
-                         else _ANSWER_OF_DEED[o.did]) for o in judgement.others]
-    return JudgementAnswer(others=others, outcome=_OUTCOME_OF_GAP[judgement.gap],
-                           significance=judgement.significance, harm=judgement.harm,
-                           danger=judgement.danger, emotion=judgement.emotion, memory=judgement.memory)
+    return JudgementAnswer(harm=judgement.harm, danger=judgement.danger,
+                           significance=judgement.significance, emotion=judgement.emotion,
+                           memory=judgement.memory)

@@ -1,11 +1,12 @@
 """Judging: a perceiver's `Judgement` of a turn, and the `Interpretation` built from it.
 
-A model is asked for a small judgement (a first-person sentence, a feeling word, the gap,
-what each other character did, how much it matters); a 1.5B model answers that in seconds.
-`interpretation_from` turns it into the memories, contexts and feelings the pipeline stores,
-by rules: which kind of memory each deed makes, how far one turn may move a feeling (a model
-cannot push a bond from 0 to +1 in one turn however it answers). The game's own outcome
-hints (`turn.outcome`) win over the model's reading, as they do over the fallback's.
+A model is asked for a small answer (harm, danger, how much the turn matters, a feeling word,
+a first-person sentence) and the rules read the deeds (`JudgementAnswer.over`); a 1.5B model
+answers in seconds. `interpretation_from` turns the judgement into the memories, contexts and
+feelings the pipeline stores, by rules: which kind of memory each deed makes, how far one turn
+may move a feeling (a model cannot push a bond from 0 to +1 in one turn however it answers).
+The game's own outcome hints (`turn.outcome`) win over the model's reading, as they do over
+the fallback's.
 
 `judgement_of_rules` puts the rule-based reading the same way, so the fallback's reading and a
 model's can be compared field by field (`curator eval judge`), and the stub server can answer
@@ -22,7 +23,7 @@ from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_ba
 from curator.domain.results import TurnReading
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
 from curator.turn.inputs import InterpretInput, RelationView
-from curator.turn.judgement import HINDRANCES, Deed, Judgement, JudgementAnswer, OtherReading, Valence
+from curator.turn.judgement import HINDRANCES, Deed, Judgement, OtherReading, Valence
 from curator.turn.narration import sentence
 from curator.turn.reading import read_turn
 from curator.turn.summaries import summary_tone
@@ -121,14 +122,10 @@ def trusts(rel: RelationView) -> bool:
     return rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
 
 
-def trusted_by(inp: InterpretInput) -> frozenset[str]:
-    """Those the perceiver trusts (`trusts`)."""
-    return frozenset(other for other, rel in inp.relationships.items() if trusts(rel))
-
-
-def interpretation_from(inp: InterpretInput, answer: JudgementAnswer) -> Interpretation:
-    """The memories, contexts and feelings a model's answer makes, by rules."""
-    j = defining_floor(inp, settled(inp, answer.judgement(inp.turn.actor, trusted_by(inp))))
+def interpretation_from(inp: InterpretInput, judgement: Judgement) -> Interpretation:
+    """The memories, contexts and feelings a judgement makes (the model's answer over the
+    rules' reading), by rules."""
+    j = defining_floor(inp, settled(inp, judgement))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
     drafts: list[MemoryDraft] = []

@@ -27,21 +27,30 @@ from curator.turn.inputs import (
     InterpretInput,
     ReconcileInput,
 )
-from curator.turn.judgement import JudgementAnswer, answer_of
+from curator.turn.judgement import Judgement, JudgementAnswer, answer_of
 from curator.turn.judging import interpretation_from
 
 
-# A model is asked for a small Judgement; the Interpretation is built from it by rules.
-def _answer_of(decision: Interpretation) -> JudgementAnswer:
+def _judgement(decision: Interpretation) -> Judgement:
     if decision.judgement is None:
         raise ValueError("this interpretation carries no judgement")
-    return answer_of(decision.judgement)
+    return decision.judgement
+
+
+def _answer_of(decision: Interpretation) -> JudgementAnswer:
+    return answer_of(_judgement(decision))
+
+
+def _interpretation_of(inp: InterpretInput, answer: JudgementAnswer) -> Interpretation:
+    # The model rates the turn and words the memory; the deeds are read by the rules, on the
+    # same input (judgement.py says why).
+    return interpretation_from(inp, answer.over(_judgement(fallback.interpret(inp))))
 
 
 # A model is asked for a small JudgementAnswer; the Interpretation is built from it by rules.
 INTERPRET: Step[InterpretInput, Interpretation] = Step(
     "interpret", "interpret.j2", Interpretation, fallback.interpret, answer=JudgementAnswer,
-    from_answer=interpretation_from, to_answer=_answer_of)
+    from_answer=_interpretation_of, to_answer=_answer_of)
 FADE_REVIEW: Step[FadeReviewInput, FadeReview] = Step(
     "fade_review", "fade_review.j2", FadeReview, fallback.fade_review)
 CORE_REVIEW: Step[CoreReviewInput, CoreDecision] = Step(

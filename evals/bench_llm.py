@@ -77,7 +77,7 @@ def transcript_figures() -> dict[str, Any]:
             round_trip_ms = (time.perf_counter() - started) * 1000 / len(bodies)
     release_connections()
     count = token_counter()
-    schema_tokens = {s.name: count(json.dumps(s.decision.model_json_schema())) for s in ALL_STEPS}
+    schema_tokens = {s.name: count(json.dumps(s.asks.model_json_schema())) for s in ALL_STEPS}  # what is sent
     by_step: dict[str, int] = {}
     for call in calls:
         by_step[call.step] = by_step.get(call.step, 0) + 1
@@ -96,7 +96,7 @@ def transcript_figures() -> dict[str, Any]:
             step: round(statistics.mean(c.prompt_tokens or 0 for c in calls if c.step == step), 1)
             for step in by_step},
         "mean_schema_tokens_sent_beside": round(statistics.mean(schema_tokens[c.step] for c in calls), 1),
-        "schema_hashes": {s.name: schema_hash(s.decision) for s in ALL_STEPS},
+        "schema_hashes": {s.name: schema_hash(s.asks) for s in ALL_STEPS},
         "mean_call_ms": round(statistics.mean(latency), 3),
         "p95_call_ms": round(sorted(latency)[int(0.95 * (len(latency) - 1))], 3),
         "mean_round_trip_ms": round(round_trip_ms, 3),

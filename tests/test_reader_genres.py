@@ -71,6 +71,14 @@ def test_a_routine_is_quiet_and_no_failure(make_turn: TurnFactory, reality: str)
     assert read.quiet and not read.failure
 
 
+def test_a_verb_left_third_person_after_you_is_mine_and_a_real_second_person_is_kept() -> None:
+    # the actor's name made "you" leaves "you shoulders … and finds": the actor's memory agrees
+    assert retell("you shoulders through the doors and finds no brawl.", perceiver="jody", actor="jody") == \
+        "I shoulder through the doors and find no brawl."
+    assert retell("You focus on the trail and pass the rocks.", perceiver="jody", actor="jody") == \
+        "I focus on the trail and pass the rocks."
+
+
 @pytest.mark.parametrize(("told", "perceiver", "expected"), [
     # its possessives are its own until someone else may own them ("when Tom…", "the boy")
     ("Ada has her hat in her hands and is half out of her chair when Tom speaks.", "ada",
@@ -86,19 +94,12 @@ def test_a_routine_is_quiet_and_no_failure(make_turn: TurnFactory, reality: str)
     ("Ezra, brought along to cool tempers, never has to open his mouth.", "ezra",
      "I, brought along to cool tempers, never have to open my mouth."),
     # a pair as a subject, an epithet before the name
-    ("On the porch Delia and Jody let go of the rail.", "delia", "On the porch Jody and I let go of the rail."),
+    ("On the porch Delia and Jody let go of the rail.", "delia",
+     "On the porch Jody and I let go of the rail."),
     ("Fox leaves Delia and Jody behind.", "delia", "Fox leaves me and Jody behind."),
     ("Then young Jody, sent to keep the peace, lets out a breath.", "jody",
      "Then I, sent to keep the peace, let out a breath."),
 ])
-def test_a_verb_left_third_person_after_you_is_mine_and_a_real_second_person_is_kept() -> None:
-    # the actor's name made "you" leaves "you shoulders … and finds": the actor's memory agrees
-    assert retell("you shoulders through the doors and finds no brawl.", perceiver="jody", actor="jody") == \
-        "I shoulder through the doors and find no brawl."
-    assert retell("You focus on the trail and pass the rocks.", perceiver="jody", actor="jody") == \
-        "I focus on the trail and pass the rocks."
-
-
 def test_the_perceivers_own_name_in_its_memory_is_i(told: str, perceiver: str, expected: str) -> None:
     assert retell(told, perceiver=perceiver, actor="tom") == expected
 

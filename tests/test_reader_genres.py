@@ -97,6 +97,14 @@ def test_a_verb_left_third_person_after_you_is_mine_and_a_real_second_person_is_
     ("On the porch Delia and Jody let go of the rail.", "delia",
      "On the porch Jody and I let go of the rail."),
     ("Fox leaves Delia and Jody behind.", "delia", "Fox leaves me and Jody behind."),
+    ("'Clean,' she writes, and Vigil reads it over her shoulder.", "vigil",
+     "'Clean,' she writes, and I read it over her shoulder."),  # hers: she was named first
+    ("Beside her Corliss touches two fingers to his hat brim.", "corliss",
+     "Beside her I touch two fingers to my hat brim."),
+    ("She tugs her shirt down, and Eli, waiting his turn, lets out a breath.", "eli",
+     "She tugs her shirt down, and I, waiting my turn, let out a breath."),
+    ("Kell reads it over Varga's shoulder, says nothing, and stays for coffee.", "kell",
+     "I read it over Varga's shoulder, say nothing, and stay for coffee."),
     ("Then young Jody, sent to keep the peace, lets out a breath.", "jody",
      "Then I, sent to keep the peace, let out a breath."),
 ])

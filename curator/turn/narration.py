@@ -112,7 +112,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
             prev_word in _OBJECT_AFTER
             or (prev_word.endswith(("s", "ed")) and len(prev_word) > 3)
             or following in _NOT_VERBS or following == "" or _ends_clause(parts, i))
-        subject_slot = prev_word == "" or not object_slot
+        subject_slot = prev_word == "" or not object_slot or _aside_then_verb(parts, i, prev_word)
         if (prev_word in _ARTICLES or prev_word in _EPITHETS) and lower in (own_name, own_name + "'s"):
             # "the smith accepts" → "I accept", "young Jody lets out" → "I let out": the
             # perceiver named by its role, article (or epithet) and all.
@@ -162,7 +162,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                 j, verb = nxt
                 parts[j] = _first_person(verb)
                 _agree_coordinated(parts, j, _first_person)
-                _own_possessives(parts, j)
+                _own_possessives(parts, i)  # from the name: an aside ("warming her hands") too
         elif lower == own_name + "'s":
             replacement = "my"
         if replacement is not None:
@@ -224,6 +224,16 @@ def _pair_is_subject(parts: list[str], i: int, prev_word: str) -> bool:
             and after[1] not in _NOT_VERBS | _PARTICLES | _ARTICLES | _OBJECT_START)
 
 
+def _aside_then_verb(parts: list[str], i: int, prev_word: str) -> bool:
+    """True when the word at i opens a clause and its verb follows an aside: "…, and Eli,
+    waiting his turn, lets out a breath" (the comma does not make Eli an object)."""
+    if prev_word not in _CLAUSE_OPENERS:
+        return False
+    verb = _verb_of(parts, i) if i + 1 < len(parts) and "," in parts[i + 1] else None
+    return verb is not None and (verb[1].lower() in _BARE_VERBS or verb[1].lower() in _BE_1P
+                                 or (verb[1].lower().endswith("s") and verb[1].lower() not in _NOT_VERBS))
+
+
 def _verb_of(parts: list[str], i: int) -> tuple[int, str] | None:
     """The verb of the subject at i, past an aside set off by commas ("Delia, behind the
     bar, is trying"); None when the comma opens a list or the clause ends first."""
@@ -238,6 +248,22 @@ def _verb_of(parts: list[str], i: int) -> tuple[int, str] | None:
 
 
 _OTHER_ONE = frozenset({"him", "he", "she", "they", "them", "the", "a", "an"})
+_POSSESSIVE_OF = {"she": "her", "he": "his"}  # a subject of its own, whose things may follow
+
+
+def _others_possessives(parts: list[str], j: int) -> set[str]:
+    """The possessives that may be someone else's: a "she" or "he" earlier in the sentence
+    owns a later "her" or "his" ("beside her I touch my hat brim" keeps "my")."""
+    found: set[str] = set()
+    for k in range(j - 1, -1, -1):
+        part = parts[k]
+        if not part[:1].isalpha():
+            if any(ch in part for ch in ".!?"):
+                break
+            continue
+        if part.lower() in _POSSESSIVE_OF:
+            found.add(_POSSESSIVE_OF[part.lower()])
+    return found
 
 
 def _own_possessives(parts: list[str], j: int) -> None:
@@ -258,6 +284,8 @@ def _own_possessives(parts: list[str], j: int) -> None:
             owned = _next_word(parts, k)
             if lower == "her" and (owned is None or owned[1].lower() in _PARTICLES):
                 return
+            if lower in _others_possessives(parts, j):
+                return  # "'Clean,' she writes, and I read it over her shoulder": hers
             parts[k] = _cap_like("my", part)
 
 
@@ -293,7 +321,7 @@ def _agree_coordinated(parts: list[str], j: int, change: Callable[[str], str]) -
     knock*s* the poacher down", "I swim out, grab him and drag him". A word after "and" or a
     comma is taken as a verb when an object or particle follows it; the scan stops at the end
     of the clause or at a new subject."""
-    joined = False
+    joined = changed = False
     for k in range(j + 1, min(j + 30, len(parts))):
         part = parts[k]
         if not part[:1].isalpha():
@@ -309,9 +337,12 @@ def _agree_coordinated(parts: list[str], j: int, change: Callable[[str], str]) -
             continue
         if joined:
             after = _next_word(parts, k)
-            if lower in _BARE_VERBS or (after is not None and after[1].lower() in _OBJECT_START
-                                        and lower not in _NOT_VERBS):
+            # a verb for certain, or one more in a list of them ("…, say nothing, and stay")
+            if lower in _BARE_VERBS or (lower not in _NOT_VERBS and (
+                    (after is not None and after[1].lower() in _OBJECT_START)
+                    or (changed and change(part) != part))):
                 parts[k] = change(part)
+                changed = True
         joined = False
 
 

@@ -59,7 +59,7 @@ def test_the_same_sight_without_a_first_is_not_kept(make_turn: TurnFactory) -> N
 # -- narration of an attempt ----------------------------------------------------------------
 
 def test_an_action_that_is_an_attempt_is_not_tried_twice() -> None:
-    from curator.turn.narration import tried
+    from curator.turn.phrasing import tried
 
     assert tried("try the slippery rocks at the falls") == "tried the slippery rocks at the falls"
     assert tried("Try to climb the oak") == "tried to climb the oak"

@@ -7,8 +7,9 @@ import pytest
 from conftest import TurnFactory
 
 from curator import Turn
-from curator.turn.narration import intended, retell
+from curator.turn.narration import retell
 from curator.turn.perspective import second_person
+from curator.turn.phrasing import intended
 from curator.turn.reading import read_turn
 
 
@@ -70,9 +71,45 @@ def test_a_routine_is_quiet_and_no_failure(make_turn: TurnFactory, reality: str)
     assert read.quiet and not read.failure
 
 
-def test_the_actors_own_name_in_its_memory_is_i() -> None:
-    assert retell("Ada has her hat in her hands when Tom speaks.", perceiver="ada", actor="ada") == \
-        "I have my hat in her hands when Tom speaks."
+def test_a_verb_left_third_person_after_you_is_mine_and_a_real_second_person_is_kept() -> None:
+    # the actor's name made "you" leaves "you shoulders … and finds": the actor's memory agrees
+    assert retell("you shoulders through the doors and finds no brawl.", perceiver="jody", actor="jody") == \
+        "I shoulder through the doors and find no brawl."
+    assert retell("You focus on the trail and pass the rocks.", perceiver="jody", actor="jody") == \
+        "I focus on the trail and pass the rocks."
+
+
+@pytest.mark.parametrize(("told", "perceiver", "expected"), [
+    # its possessives are its own until someone else may own them ("when Tom…", "the boy")
+    ("Ada has her hat in her hands and is half out of her chair when Tom speaks.", "ada",
+     "I have my hat in my hands and am half out of my chair when Tom speaks."),
+    ("Ada takes the boy by his collar.", "ada", "I take the boy by his collar."),
+    # a verb coordinated past its object, and one that needs no object
+    ("Jody shoulders through the doors and finds no brawl at all.", "jody",
+     "I shoulder through the doors and find no brawl at all."),
+    ("Brennan wheezes that the fizz buzzes.", "brennan", "I wheeze that the fizz buzzes."),
+    # an aside between the name and its verb
+    ("Delia, behind the bar, is trying hard not to laugh.", "delia",
+     "I, behind the bar, am trying hard not to laugh."),
+    ("Ezra, brought along to cool tempers, never has to open his mouth.", "ezra",
+     "I, brought along to cool tempers, never have to open my mouth."),
+    # a pair as a subject, an epithet before the name
+    ("On the porch Delia and Jody let go of the rail.", "delia",
+     "On the porch Jody and I let go of the rail."),
+    ("Fox leaves Delia and Jody behind.", "delia", "Fox leaves me and Jody behind."),
+    ("'Clean,' she writes, and Vigil reads it over her shoulder.", "vigil",
+     "'Clean,' she writes, and I read it over her shoulder."),  # hers: she was named first
+    ("Beside her Corliss touches two fingers to his hat brim.", "corliss",
+     "Beside her I touch two fingers to my hat brim."),
+    ("She tugs her shirt down, and Eli, waiting his turn, lets out a breath.", "eli",
+     "She tugs her shirt down, and I, waiting my turn, let out a breath."),
+    ("Kell reads it over Varga's shoulder, says nothing, and stays for coffee.", "kell",
+     "I read it over Varga's shoulder, say nothing, and stay for coffee."),
+    ("Then young Jody, sent to keep the peace, lets out a breath.", "jody",
+     "Then I, sent to keep the peace, let out a breath."),
+])
+def test_the_perceivers_own_name_in_its_memory_is_i(told: str, perceiver: str, expected: str) -> None:
+    assert retell(told, perceiver=perceiver, actor="tom") == expected
 
 
 @pytest.mark.parametrize(("action", "expected"), [
@@ -80,6 +117,12 @@ def test_the_actors_own_name_in_its_memory_is_i() -> None:
     ("I'll swim the herd across the creek", "swim the herd across the creek"),
     ("the overnight log", "see to the overnight log"),
     ("Head to the river", "head to the river"),
+    ("pawning my gold watch to Delia", "pawn my gold watch to Delia"),  # a gerund: its verb
+    ("covering the back shaft", "cover the back shaft"),
+    ("stopping the cart", "stop the cart"),
+    ("making bread", "make bread"),
+    ("telling the sheriff", "tell the sheriff"),
+    ("bring the lamp", "bring the lamp"),  # not a gerund
 ])
 def test_an_intent_reads_after_i_meant_to(action: str, expected: str) -> None:
     assert intended(action) == expected

@@ -5,7 +5,7 @@ remember (dedup, the memory network) → promote → overflow → reconcile → 
 episodes and fades memories. Each judgement is a step (`steps`): a template, a decision
 (`decisions`, told `inputs`) and a rule-based fallback (`fallback`, which reads the game
 master's text with `reading` and phrases memories in the character's own voice with
-`narration`). A model is asked for a small judgement (`judgement`) that `judging` turns into
+`narration` and `phrasing`). A model is asked for a small judgement (`judgement`) that `judging` turns into
 the same interpretation the fallback makes. `appraisal` judges each drafted memory through
 several lenses; `dedup` turns a repeat into reinforcement.
 

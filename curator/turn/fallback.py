@@ -29,7 +29,8 @@ from curator.turn.inputs import (
     ReconcileInput,
 )
 from curator.turn.judging import judgement_of_rules, trusts
-from curator.turn.narration import intended, lower_first, retell, sentence, tried
+from curator.turn.narration import retell
+from curator.turn.phrasing import intended, lower_first, sentence, tried
 from curator.turn.reading import Reading, read_turn
 from curator.turn.summaries import describe_relationship, summary_tone
 

@@ -24,7 +24,7 @@ from curator.domain.results import TurnReading
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import HINDRANCES, Deed, Judgement, OtherReading, Valence
-from curator.turn.narration import sentence
+from curator.turn.phrasing import sentence
 from curator.turn.reading import read_turn
 from curator.turn.summaries import summary_tone
 

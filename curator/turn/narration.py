@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from curator.domain.lexicon import DETERMINERS
 from curator.domain.models import display_name
 from curator.turn.perspective import QUOTED, objects_as
 
@@ -113,9 +112,10 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
             prev_word in _OBJECT_AFTER
             or (prev_word.endswith(("s", "ed")) and len(prev_word) > 3)
             or following in _NOT_VERBS or following == "" or _ends_clause(parts, i))
-        subject_slot = prev_word == "" or not object_slot
-        if prev_word in _ARTICLES and lower in (own_name, own_name + "'s"):
-            # "the smith accepts" → "I accept": the perceiver named by its role, article and all.
+        subject_slot = prev_word == "" or not object_slot or _aside_then_verb(parts, i, prev_word)
+        if (prev_word in _ARTICLES or prev_word in _EPITHETS) and lower in (own_name, own_name + "'s"):
+            # "the smith accepts" → "I accept", "young Jody lets out" → "I let out": the
+            # perceiver named by its role, article (or epithet) and all.
             _drop_article(out)
             prev_word = _last_word(out)
             subject_slot = prev_word == "" or prev_word in _CLAUSE_OPENERS
@@ -139,31 +139,30 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                 parts[i + 4], replacement = "I", parts[i + 4]
             elif is_actor:
                 replacement = "I" if subject_slot else "me"
-                nxt = _next_word(parts, i) if subject_slot else None
+                nxt = _verb_of(parts, i) if subject_slot else None
                 if nxt is not None and nxt[1].lower() in _BE_1P:  # "you are going" → "I am going"
                     parts[nxt[0]] = _cap_like(_BE_1P[nxt[1].lower()], nxt[1])
+                elif nxt is not None:  # "you shoulders" (the actor's name made "you"): "I shoulder"
+                    parts[nxt[0]] = _unthird(nxt[1])
+                    _agree_coordinated(parts, nxt[0], _unthird)
             else:
                 replacement = actor_name
                 if subject_slot:
-                    nxt = _next_word(parts, i)
+                    nxt = _verb_of(parts, i)
                     if nxt is not None:
                         j, verb = nxt
                         parts[j] = _third_person(verb)
                         _agree_coordinated(parts, j, _third_person)
+        elif lower == own_name and _and_name(parts, i) and _pair_is_subject(parts, i, prev_word):
+            parts[i + 4], replacement = "I", parts[i + 4]  # "Delia and Jody let go" → "Jody and I"
         elif lower == own_name:  # told in the third person, the perceiver's name is "I" to it
             replacement = "I" if subject_slot else "me"
-            nxt = _next_word(parts, i) if subject_slot else None
+            nxt = _verb_of(parts, i) if subject_slot else None
             if nxt is not None:
                 j, verb = nxt
                 parts[j] = _first_person(verb)
                 _agree_coordinated(parts, j, _first_person)
-                # "Wolf pulls his leg free" → "I pull my leg free": the possessive straight
-                # after the verb is the subject's own.
-                owned = _next_word(parts, j)
-                after_owned = _next_word(parts, owned[0]) if owned is not None else None
-                if (owned is not None and owned[1].lower() in ("his", "her", "its")
-                        and not (after_owned and after_owned[1].lower() in _PARTICLES)):
-                    parts[owned[0]] = _cap_like("my", owned[1])  # not "hooks her under the arms"
+                _own_possessives(parts, i)  # from the name: an aside ("warming her hands") too
         elif lower == own_name + "'s":
             replacement = "my"
         if replacement is not None:
@@ -179,6 +178,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
 
 
 _ARTICLES = frozenset({"the", "a", "an", "this", "that", "our"})
+_EPITHETS = frozenset({"young", "old", "little", "poor", "brave", "dear"})
 _QUANTIFIERS = frozenset({"neither", "either", "both", "all", "each", "none", "one", "two", "three",
                           "some", "any", "most", "few", "many", "several"})
 
@@ -213,6 +213,82 @@ def _and_name(parts: list[str], i: int) -> bool:
             and parts[i + 3] == " " and parts[i + 4][:1].isupper() and parts[i + 4].isalpha())
 
 
+def _pair_is_subject(parts: list[str], i: int, prev_word: str) -> bool:
+    """True when "<name> and <Name>" at i is a subject: nothing before it takes an object
+    (a clause's start, an opener, a place: "on the porch Delia and Jody let go") and a verb
+    follows ("let"), not a particle or an article ("leaves Delia and Jody behind")."""
+    if prev_word and (prev_word in _OBJECT_AFTER or prev_word.endswith(("s", "ed"))):
+        return prev_word in _CLAUSE_OPENERS
+    after = _next_word(parts, i + 4)
+    return (after is not None and after[1].islower()
+            and after[1] not in _NOT_VERBS | _PARTICLES | _ARTICLES | _OBJECT_START)
+
+
+def _aside_then_verb(parts: list[str], i: int, prev_word: str) -> bool:
+    """True when the word at i opens a clause and its verb follows an aside: "…, and Eli,
+    waiting his turn, lets out a breath" (the comma does not make Eli an object)."""
+    if prev_word not in _CLAUSE_OPENERS:
+        return False
+    verb = _verb_of(parts, i) if i + 1 < len(parts) and "," in parts[i + 1] else None
+    return verb is not None and (verb[1].lower() in _BARE_VERBS or verb[1].lower() in _BE_1P
+                                 or (verb[1].lower().endswith("s") and verb[1].lower() not in _NOT_VERBS))
+
+
+def _verb_of(parts: list[str], i: int) -> tuple[int, str] | None:
+    """The verb of the subject at i, past an aside set off by commas ("Delia, behind the
+    bar, is trying"); None when the comma opens a list or the clause ends first."""
+    if i + 1 < len(parts) and parts[i + 1].lstrip().startswith(",") and "," in parts[i + 1]:
+        for k in range(i + 2, min(i + 30, len(parts))):
+            if any(ch in parts[k] for ch in ".;!?:"):
+                return None
+            if "," in parts[k]:
+                return _next_word(parts, k)
+        return None
+    return _next_word(parts, i)
+
+
+_OTHER_ONE = frozenset({"him", "he", "she", "they", "them", "the", "a", "an"})
+_POSSESSIVE_OF = {"she": "her", "he": "his"}  # a subject of its own, whose things may follow
+
+
+def _others_possessives(parts: list[str], j: int) -> set[str]:
+    """The possessives that may be someone else's: a "she" or "he" earlier in the sentence
+    owns a later "her" or "his" ("beside her I touch my hat brim" keeps "my")."""
+    found: set[str] = set()
+    for k in range(j - 1, -1, -1):
+        part = parts[k]
+        if not part[:1].isalpha():
+            if any(ch in part for ch in ".!?"):
+                break
+            continue
+        if part.lower() in _POSSESSIVE_OF:
+            found.add(_POSSESSIVE_OF[part.lower()])
+    return found
+
+
+def _own_possessives(parts: list[str], j: int) -> None:
+    """After "I <verb>" told from the perceiver's third person, its "his"/"her" are "my" until
+    someone else may own them: "I have my hat in my hands and am half out of my chair when…".
+    Stops at the clause's end, an opener, a name, another person or a noun phrase of its own
+    (the boy, a man), and leaves an object "her" ("hooks her under the arms")."""
+    for k in range(j + 1, min(j + 40, len(parts))):
+        part = parts[k]
+        if not part[:1].isalpha():
+            if any(ch in part for ch in ".;!?:"):
+                return
+            continue
+        lower = part.lower()
+        if part[:1].isupper() or lower in _OTHER_ONE or (lower in _CLAUSE_OPENERS and lower != "and"):
+            return
+        if lower in ("his", "her", "its"):
+            owned = _next_word(parts, k)
+            if lower == "her" and (owned is None or owned[1].lower() in _PARTICLES):
+                return
+            if lower in _others_possessives(parts, j):
+                return  # "'Clean,' she writes, and I read it over her shoulder": hers
+            parts[k] = _cap_like("my", part)
+
+
 def _sentence_starts(out: list[str]) -> bool:
     """True when the next word written starts a sentence."""
     for part in reversed(out):
@@ -233,7 +309,10 @@ _BE_1P = {"are": "am", "were": "was", "aren't": "am not", "weren't": "wasn't"}
 # Words that open a verb's object or particle: "…and knock *the* poacher *down*".
 _OBJECT_START = frozenset({"the", "a", "an", "his", "her", "its", "their", "my", "your", "our", "you",
                            "me", "him", "them", "it", "us", "down", "up", "out", "off", "away", "back",
-                           "onto", "into", "over", "across", "along", "toward", "towards", "through"})
+                           "onto", "into", "over", "across", "along", "toward", "towards", "through",
+                           "no", "every", "some", "nothing"})
+# Verbs that need no object to be known as verbs after "and": "…and is half out of his chair".
+_BARE_VERBS = frozenset({"is", "has", "does", "goes", "are", "have", "do", "go", "was"})
 _NEW_SUBJECT = frozenset({"he", "she", "it", "they", "i", "you", "we", "who", "which", "that"})
 
 
@@ -242,7 +321,7 @@ def _agree_coordinated(parts: list[str], j: int, change: Callable[[str], str]) -
     knock*s* the poacher down", "I swim out, grab him and drag him". A word after "and" or a
     comma is taken as a verb when an object or particle follows it; the scan stops at the end
     of the clause or at a new subject."""
-    joined = False
+    joined = changed = False
     for k in range(j + 1, min(j + 30, len(parts))):
         part = parts[k]
         if not part[:1].isalpha():
@@ -258,8 +337,12 @@ def _agree_coordinated(parts: list[str], j: int, change: Callable[[str], str]) -
             continue
         if joined:
             after = _next_word(parts, k)
-            if after is not None and after[1].lower() in _OBJECT_START and lower not in _NOT_VERBS:
+            # a verb for certain, or one more in a list of them ("…, say nothing, and stay")
+            if lower in _BARE_VERBS or (lower not in _NOT_VERBS and (
+                    (after is not None and after[1].lower() in _OBJECT_START)
+                    or (changed and change(part) != part))):
                 parts[k] = change(part)
+                changed = True
         joined = False
 
 
@@ -284,6 +367,15 @@ def _next_word(parts: list[str], i: int) -> tuple[int, str] | None:
 _IRREGULAR_1P = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was"}
 
 
+def _unthird(verb: str) -> str:
+    """A third-person verb after "I" made first person, any other word left alone: "shoulders"
+    → "shoulder", but "focus", "pass" and "bus" are no third persons."""
+    lower = verb.lower()
+    if lower in _IRREGULAR_1P or (lower.endswith("s") and not lower.endswith(("ss", "us", "is", "as", "os"))):
+        return _first_person(verb)
+    return verb
+
+
 def _first_person(verb: str) -> str:
     """'Owl watches' → 'I watch'."""
     lower = verb.lower()
@@ -291,58 +383,8 @@ def _first_person(verb: str) -> str:
         return _IRREGULAR_1P[lower]
     if lower.endswith("ies") and len(lower) > 4:
         return verb[:-3] + "y"
-    if lower.endswith(("ches", "shes", "xes", "sses", "zes", "oes")):
+    if lower.endswith(("ches", "shes", "xes", "sses", "zzes", "oes")):
         return verb[:-2]
     if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
         return verb[:-1]
     return verb
-
-
-# An intended action that is itself an attempt ("Try the slippery rocks", "Attempt to climb").
-_ATTEMPT = re.compile(r"(?:try|attempt)(?:\s+(to|and)\b)?\s+", re.IGNORECASE)
-
-
-def tried(action: str) -> str:
-    """'tried to …' for an intended action, without trying twice: 'climb the oak' → 'tried to
-    climb the oak', 'try to climb' → 'tried to climb', 'try the slippery rocks' → 'tried the
-    slippery rocks' (the action's own verb of trying becomes the past tense)."""
-    match = _ATTEMPT.match(action)
-    if match is None:
-        return f"tried to {action}"
-    rest = action[match.end():]
-    return f"tried to {rest}" if match.group(1) else f"tried {rest}"
-
-
-_FIRST_PERSON_START = re.compile(r"^(?:i(?:'ll| will| am going to|'m going to| want to| mean to)?|let me)\s+",
-                                 re.IGNORECASE)
-
-
-def intended(action: str) -> str:
-    """An intent's action as a verb phrase to follow "I meant to": "I collect my strongbox" →
-    "collect my strongbox", "the overnight log" → "see to the overnight log"."""
-    action = _FIRST_PERSON_START.sub("", action.strip().rstrip(". "))
-    first = action.split(" ", 1)[0].lower()
-    if first in DETERMINERS:
-        action = f"see to {action}"
-    return lower_first(action)
-
-
-def lower_first(text: str) -> str:
-    """'Head to the river' → 'head to the river' (not 'i' for 'I')."""
-    if not text:
-        return text
-    first = text.split(" ", 1)[0]
-    if first == "I" or first.startswith("I'") or (len(first) > 1 and first.isupper()):
-        return text
-    return text[:1].lower() + text[1:]
-
-
-def sentence(text: str, limit: int = 590) -> str:
-    """One clean sentence: trimmed, capitalised, ending with a full stop, never cut mid-word."""
-    text = " ".join(text.split())
-    if len(text) > limit:
-        text = text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
-    text = text.rstrip(",;: ")
-    if text and text[-1] not in ".!?…":
-        text += "."
-    return text[:1].upper() + text[1:]

@@ -74,13 +74,17 @@ def test_feelings_are_bounded_however_the_model_answers() -> None:
     assert all(-1 <= d.valence <= 1 and 0 <= d.importance <= 1 for d in reading.memories)
 
 
-def test_a_trivial_turn_forms_no_memory_and_a_near_death_is_defining() -> None:
+def test_a_trivial_turn_forms_no_memory_and_a_rescue_is_defining() -> None:
     assert made(inputs(), significance="trivial").memories == []
-    near = made(inputs(), significance="major", harm=True, danger=True)
-    assert near.judgement is not None and near.judgement.significance == "defining"
-    assert near.significance == 0.95  # reaches core review
-    seen = made(inputs("observer"), significance="major", harm=True, danger=True)
-    assert seen.judgement is not None and seen.judgement.significance == "major"  # only the actor nearly died
+    rescue = "You fall through the ice; Wolf drags you out of the freezing water by your scruff."
+    saved = made(inputs(reality=rescue), significance="major", harm=True, danger=True)
+    assert saved.judgement is not None and saved.judgement.significance == "defining"
+    assert saved.significance == 0.95  # reaches core review
+    # a fight in which it was hurt stays as major as the model rated it
+    hurt = made(inputs(), significance="major", harm=True, danger=True)
+    assert hurt.judgement is not None and hurt.judgement.significance == "major"
+    seen = made(inputs("observer", reality=rescue), significance="major", harm=True, danger=True)
+    assert seen.judgement is not None and seen.judgement.significance == "major"  # only the actor was saved
 
 
 def test_the_games_hints_win_over_the_answer() -> None:

@@ -52,11 +52,13 @@ def settled(inp: InterpretInput, judgement: Judgement) -> Judgement:
 
 
 def defining_floor(inp: InterpretInput, j: Judgement) -> Judgement:
-    """The bands' own words applied to the facts of an answer: an actor in danger who was hurt,
-    or whom someone helped, in a turn it rated major, nearly died or was saved: "defining"
-    (a small model rates its own near death "major" as often as not)."""
+    """The bands' own words applied to the facts of a reading: an actor in danger whom someone
+    helped, in a turn it rated major, was saved: "defining" (a small model rates its own rescue
+    "major" as often as not). Harm and danger alone do not lift it: a 1.5B model answers both
+    for most fights, and over the judgement set's 255 readings lifting those made 17 false
+    core memories for 3 true ones (evals/judge)."""
     helped = any(o.did == "helped" for o in j.others)
-    if (inp.role == "actor" and j.significance == "major" and j.danger and (j.harm or helped)
+    if (inp.role == "actor" and j.significance == "major" and j.danger and helped
             and (inp.turn.outcome is None or inp.turn.outcome.importance is None)):
         return j.model_copy(update={"significance": "defining"})
     return j

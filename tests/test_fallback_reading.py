@@ -3,6 +3,7 @@ and the outcomes they lead to."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import TurnFactory
 from conftest import interpret_input as _inputs
 
@@ -131,6 +132,20 @@ def test_guarding_you_is_a_rescue_not_a_block(make_turn: TurnFactory) -> None:
     reading = _read(make_turn, "Bear lies down outside your den, guarding you while you sleep.",
                     others=["bear"], actor="wolf")
     assert reading.roles["bear"] == "helper"
+
+
+@pytest.mark.parametrize("told", [
+    "You slip into the icy river and Wolf pulls you out.",
+    "You slip on the ice and go under, and Wolf grabs your scruff and drags you out.",
+])
+def test_a_rescue_after_and_in_the_actors_sentence_is_the_rescuers(make_turn: TurnFactory, told: str) -> None:
+    reading = read_turn(Turn.model_validate(make_turn(told, others=["wolf"])))
+    assert reading.roles["wolf"] == "helper" and reading.gap is Gap.HELPED
+
+
+def test_you_and_a_companion_are_one_subject(make_turn: TurnFactory) -> None:
+    reading = read_turn(Turn.model_validate(make_turn("You and Wolf haul the log ashore.", others=["wolf"])))
+    assert reading.roles["wolf"] == "present"
 
 
 # -- tricks ---------------------------------------------------------------------------------

@@ -170,3 +170,36 @@ def interpret_input(turn: dict[str, Any], *, perceiver: str | None = None,
             for o in subjects}
     return InterpretInput(perceiver=perceiver, role=role, persona="", turn=t, relationships=rels,
                           recent_self=[], allowed_subjects=subjects)
+
+
+class Gathering:
+    """A stub answerer that holds requests until `expect` are in flight at once (or `patience`
+    seconds pass), then answers with `answer`, and keeps the most seen at once. Concurrency is
+    asserted by this count, not by wall time, so a loaded machine cannot fail a test that is
+    right: asked together, the requests all arrive and the count reaches `expect`; asked one
+    by one, the first waits out its patience and the count stays 1. Once `expect` were seen
+    together, later requests (a smaller round) are only held for `linger` seconds, so that one
+    more than allowed would still be seen at once."""
+
+    def __init__(self, answer: Callable[..., Any], expect: int, patience: float = 5.0,
+                 linger: float = 0.05) -> None:
+        import threading
+
+        self.answer, self.expect, self.patience, self.linger = answer, expect, patience, linger
+        self.now = self.most = 0
+        self._changed = threading.Condition()
+
+    def __call__(self, body: dict[str, Any], headers: Any) -> Any:
+        with self._changed:
+            self.now += 1
+            self.most = max(self.most, self.now)
+            self._changed.notify_all()
+            if self.most >= self.expect and self.now < self.expect:
+                self._changed.wait(timeout=self.linger)
+            else:
+                self._changed.wait_for(lambda: self.most >= self.expect, timeout=self.patience)
+        try:
+            return self.answer(body, headers)
+        finally:
+            with self._changed:
+                self.now -= 1

@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from conftest import ROOT
+from conftest import ROOT, Gathering
 
 from curator import Curator
 from curator.model.llm import ModelSettings, release_connections
@@ -20,17 +16,7 @@ from curator.model.stub_server import FallbackEcho, StubModelServer
 
 def test_no_more_than_concurrency_calls_are_in_flight(tmp_path: Path) -> None:
     echo = FallbackEcho()
-    lock = threading.Lock()
-    in_flight = [0, 0]  # now, most
-
-    def counting(body: dict[str, Any], headers: Mapping[str, str]) -> Any:
-        with lock:
-            in_flight[0] += 1
-            in_flight[1] = max(in_flight[1], in_flight[0])
-        time.sleep(0.05)
-        with lock:
-            in_flight[0] -= 1
-        return echo(body, headers)
+    counting = Gathering(echo, expect=3)
 
     turns = [{"id": f"c{n}", "world_time": "2025-03-01T08:00:00Z", "actor": f"solo{n}",
               "intent": {"thought": "", "action": "Rest"}, "reality": "You rest.",
@@ -41,7 +27,7 @@ def test_no_more_than_concurrency_calls_are_in_flight(tmp_path: Path) -> None:
         world.gateway.before_call = echo.learn
         results = world.observe_many(turns)
     release_connections()
-    assert len(results) == 8 and in_flight[1] == 3
+    assert len(results) == 8 and counting.most == 3  # three at once, never a fourth
 
 
 def test_a_model_configured_does_not_import_litellm_until_it_is_called() -> None:

@@ -713,8 +713,10 @@ def test_play_stops_at_a_bad_line_keeps_what_came_before_and_resumes(tmp_path: P
 def _calm(body: dict[str, Any], headers: Any) -> dict[str, Any]:
     """A scripted model that finds nothing worth remembering in any turn."""
     assert headers["x-curator-template"].startswith("interpret.j2@")
+    user = body["messages"][-1]["content"]
+    happened = user.rsplit("<game_text>", 1)[1].split("</game_text>", 1)[0]
     return {"harm": False, "danger": False, "significance": "trivial", "emotion": "calm",
-            "memory": "I carry on with my day."}
+            "memory": " ".join(happened.split()[:12])}  # what happened, in the game's words
 
 
 def test_play_with_a_model_reports_calls_tokens_and_fallbacks(runner: CliRunner, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from curator.domain.models import Gap, Relationship, Turn
+from curator.model.decision import validation_scope
 from curator.turn import fallback
 from curator.turn.decisions import Interpretation, MemoryDraft
 from curator.turn.dedup import find_repeat
@@ -100,6 +101,16 @@ def test_an_answer_that_breaks_the_rules_is_refused_with_the_reason() -> None:
         answer(memory="!!! ...")
     with pytest.raises(ValidationError, match="significance"):
         answer(significance="huge")
+
+
+def test_a_memory_of_another_turn_is_refused_with_the_reason() -> None:
+    # A small model hands back an earlier memory ("Lately: …") or an example's as this turn's.
+    told = "Head to my fishing spot Wolf claims your fishing spot and bares his teeth."
+    with validation_scope({"told": told}):
+        assert answer(memory="Wolf bared his teeth over my fishing spot.").memory.startswith("Wolf")
+        with pytest.raises(ValidationError, match="memory must tell what happened in this turn"):
+            answer(memory="Tobin pulled me out of the river when I was drowning.")
+    assert answer(memory="Tobin pulled me out of the river.").memory  # no turn told: not checked
 
 
 def test_a_long_memory_keeps_its_first_sentences() -> None:

@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
+from curator.domain.lexicon import word_set
 from curator.domain.models import Gap, Significance
-from curator.model.decision import DecisionModel, ModelText
+from curator.model.decision import DecisionModel, ModelText, decision_context
 
 # helped: aided, rescued, gave; kind: thanks, praise, an apology (kind words, no help);
 # blocked: stopped someone before they began; harmed: hurt, stole, spoiled, lied;
@@ -34,6 +35,7 @@ HINDRANCES = frozenset({"blocked", "harmed", "betrayed"})
 
 
 MEMORY_WORDS = 40
+GROUNDING_WORDS = 2  # content words a memory shares with the turn's text, at least
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -88,9 +90,15 @@ class JudgementAnswer(DecisionModel):
 
     @field_validator("memory")
     @classmethod
-    def _one_sentence_of_words(cls, value: str) -> str:
+    def _one_sentence_of_this_turn(cls, value: str, info: ValidationInfo) -> str:
         if not any(ch.isalpha() for ch in value):
             raise ValueError("memory must be words, not symbols")
+        told = decision_context(info).get("told")
+        # A small model often hands back an earlier memory from its prompt ("Lately: …") or
+        # an example's: a memory of this turn shares words with what happened in it.
+        if told is not None and len(word_set(value) & word_set(told)) < GROUNDING_WORDS:
+            raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
+                             "where); it tells something else")
         return first_sentences(value.strip())
 
     @field_validator("emotion")

@@ -135,7 +135,8 @@ class Curation:
             recent_self=[MemoryView.of(m) for m in own.recent], allowed_subjects=subjects, seen=seen,
             aliases=aliases)
         interpretation, record = self.decider.decide(
-            steps.INTERPRET, inputs, character=perceiver, context={"allowed_subjects": subjects})
+            steps.INTERPRET, inputs, character=perceiver,
+            context={"allowed_subjects": subjects, "told": f"{inputs.turn.intent.action} {seen}"})
         self.changes.steps.append(record)
         if interpretation.judgement is not None:
             self.changes.readings.append(turn_reading(perceiver, interpretation.judgement, record.decided_by))

@@ -111,6 +111,9 @@ def test_a_memory_of_another_turn_is_refused_with_the_reason() -> None:
         with pytest.raises(ValidationError, match="memory must tell what happened in this turn"):
             answer(memory="Tobin pulled me out of the river when I was drowning.")
     assert answer(memory="Tobin pulled me out of the river.").memory  # no turn told: not checked
+    # the same words in another form count: "curled"/"curl", "slept"/"sleep"
+    with validation_scope({"told": "Sleep in the den Full at last You curl up in your den and sleep."}):
+        assert answer(memory="I curled up in my den and slept, feeling full at last.").memory
 
 
 def test_a_long_memory_keeps_its_first_sentences() -> None:

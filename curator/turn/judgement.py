@@ -36,6 +36,11 @@ HINDRANCES = frozenset({"blocked", "harmed", "betrayed"})
 
 MEMORY_WORDS = 40
 GROUNDING_WORDS = 2  # content words a memory shares with the turn's text, at least
+
+
+def _stems(text: str) -> set[str]:
+    """Content words by their first three letters: "curled"/"curl", "slept"/"sleep" match."""
+    return {word[:3] for word in word_set(text)}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -96,7 +101,7 @@ class JudgementAnswer(DecisionModel):
         told = decision_context(info).get("told")
         # A small model often hands back an earlier memory from its prompt ("Lately: …") or
         # an example's: a memory of this turn shares words with what happened in it.
-        if told is not None and len(word_set(value) & word_set(told)) < GROUNDING_WORDS:
+        if told is not None and len(_stems(value) & _stems(told)) < GROUNDING_WORDS:
             raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
                              "where); it tells something else")
         return first_sentences(value.strip())

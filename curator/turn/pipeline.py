@@ -136,7 +136,8 @@ class Curation:
             aliases=aliases)
         interpretation, record = self.decider.decide(
             steps.INTERPRET, inputs, character=perceiver,
-            context={"allowed_subjects": subjects, "told": f"{inputs.turn.intent.action} {seen}"})
+            context={"allowed_subjects": subjects, "told": " ".join(
+                (inputs.turn.intent.action, inputs.turn.intent.thought, seen))})
         self.changes.steps.append(record)
         if interpretation.judgement is not None:
             self.changes.readings.append(turn_reading(perceiver, interpretation.judgement, record.decided_by))

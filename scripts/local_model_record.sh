@@ -71,6 +71,8 @@ if [ "$TRANSCRIPT" = "1" ]; then
     dir="fixtures/llm/two_animals-qwen1.5b"
     work="$(mktemp -d)"
     head -n "$TURNS" fixtures/transcripts/two_animals.jsonl > "$work/turns.jsonl"
+    # play has no --prune: the set is recorded afresh (a dozen calls), so none is left unused
+    rm -f "$dir"/*.json
     curator play "$work/turns.jsonl" --db "$work/world.db" --model "$MODEL" --api-base "$BASE" \
         --record "$dir" --json > "$dir.play.json"
     echo "    $(ls "$dir" | wc -l) responses in $dir"

@@ -245,4 +245,4 @@ def test_a_case_that_plays_a_judgement_story_replays_the_storys_answers() -> Non
     assert mode.runs(case)
     report = run_cases([case], mode)
     (result,) = report.cases
-    assert result.steps.model > 0 and result.steps.fallback <= 1  # nothing went unrecorded
+    assert result.steps.model > 0 and "not recorded" not in result.metrics.fallbacks_by_reason

@@ -138,7 +138,7 @@ def classify(error: BaseException, responses: list[Any]) -> str:
     for kinds, reason in checks:
         if isinstance(cause, kinds):
             return reason
-    if isinstance(cause, InstructorRetryException):
+    if isinstance(cause, InstructorRetryException | ValidationError):  # (or the kept answer re-checked)
         last = responses[-1] if responses else None
         if last is not None and refused(last):
             return "refusal"

@@ -98,13 +98,15 @@ class JudgementAnswer(DecisionModel):
     def _one_sentence_of_this_turn(cls, value: str, info: ValidationInfo) -> str:
         if not any(ch.isalpha() for ch in value):
             raise ValueError("memory must be words, not symbols")
+        value = first_sentences(value.strip())
         told = decision_context(info).get("told")
         # A small model often hands back an earlier memory from its prompt ("Lately: …") or
-        # an example's: a memory of this turn shares words with what happened in it.
+        # an example's: a memory of this turn shares words with what happened in it. Checked on
+        # the sentences kept, so that validating the kept answer again gives the same verdict.
         if told is not None and len(_stems(value) & _stems(told)) < GROUNDING_WORDS:
             raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
                              "where); it tells something else")
-        return first_sentences(value.strip())
+        return value
 
     @field_validator("emotion")
     @classmethod

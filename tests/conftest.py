@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -183,8 +184,6 @@ class Gathering:
 
     def __init__(self, answer: Callable[..., Any], expect: int, patience: float = 5.0,
                  linger: float = 0.05) -> None:
-        import threading
-
         self.answer, self.expect, self.patience, self.linger = answer, expect, patience, linger
         self.now = self.most = 0
         self._changed = threading.Condition()

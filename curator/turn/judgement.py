@@ -11,7 +11,7 @@ in danger, how much the turn matters, a feeling word and a first-person sentence
 answers that in a few seconds. Who did what to whom and how the plan went are the rules'
 (`JudgementAnswer.over`): on the judgement set the 1.5B model read the deeds worse than the
 rules (gap, helped, harmed, valence) and the significance better, and the two together scored
-higher than either (evals/judge, see CHANGELOG 0.14). The validators carry the domain rules,
+higher than either (evals/judge, see CHANGELOG 0.10.0). The validators carry the domain rules,
 so a model that breaks them is told what was wrong when it is asked again.
 """
 
@@ -41,6 +41,8 @@ GROUNDING_WORDS = 2  # content words a memory shares with the turn's text, at le
 def _stems(text: str) -> set[str]:
     """Content words by their first three letters: "curled"/"curl", "slept"/"sleep" match."""
     return {word[:3] for word in word_set(text)}
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 

@@ -271,6 +271,7 @@ def _own_possessives(parts: list[str], j: int) -> None:
     someone else may own them: "I have my hat in my hands and am half out of my chair when…".
     Stops at the clause's end, an opener, a name, another person or a noun phrase of its own
     (the boy, a man), and leaves an object "her" ("hooks her under the arms")."""
+    theirs: set[str] | None = None  # read once, at the first possessive
     for k in range(j + 1, min(j + 40, len(parts))):
         part = parts[k]
         if not part[:1].isalpha():
@@ -284,7 +285,8 @@ def _own_possessives(parts: list[str], j: int) -> None:
             owned = _next_word(parts, k)
             if lower == "her" and (owned is None or owned[1].lower() in _PARTICLES):
                 return
-            if lower in _others_possessives(parts, j):
+            theirs = _others_possessives(parts, j) if theirs is None else theirs
+            if lower in theirs:
                 return  # "'Clean,' she writes, and I read it over her shoulder": hers
             parts[k] = _cap_like("my", part)
 

@@ -98,6 +98,10 @@ BLOCK_WORDS = frozenset({"bares", "bared", "baring", "bars", "barred", "bit", "b
 # The action happened, then someone spoiled or took it.
 THWART = frozenset({"steal", "snatch", "grab", "ruin", "spoil", "scare", "swip", "raid", "tramp"})
 THWART_WORDS = frozenset({"stole", "stolen", "took"})
+# Carrying off what the actor was after ("drags the carcass away", "plucks the letter from your
+# hand"): spoiled under way, whatever the verb of carrying.
+TAKES_AWAY = re.compile(r"\b(?:drags?|carr(?:y|ies)|pulls?|hauls?|plucks?|whisks?)\b[^.;:]{0,30}"
+                        r"\b(?:away|off with|from your)\b")
 # Turning on someone who trusted you.
 # "lie"/"lies" are left out: "Wolf lies beside the bushes" is no betrayal.
 BETRAY = frozenset({"betray", "trick", "deceiv", "cheat", "fool", "mislead", "abandon", "lur"})
@@ -212,6 +216,14 @@ LETHAL_PHRASES = (*MORTAL_PHRASES, "your life", "for your life", "steel trap", "
                   "jaws of the trap")
 # A life saved or spared: it was at stake.
 LIFE_SAVED = re.compile(r"\b(?:sav|spar)(?:e|es|ed|ing)\s+(?:your|my|his|her|its|their)\s+life\b")
+# Joining the actor's work unasked, or sharing it out: help, whatever the verbs are ("takes the
+# spare brush without being asked", "'You type, I'll find the edge cases'", "between the two of
+# you", "shoulder to shoulder"), and taking the actor's side ("Vigil's right").
+JOINS_IN = re.compile(
+    r"\bunasked\b|\bwithout being asked\b|\b(?:between )?the two of you\b|\bshoulder to shoulder\b"
+    r"|\bside by side\b|\byou \w+, i'll\b|\b(?:you're|you are|\w+'s) right\b"
+    r"|\b(?:pours?|hands?|passes|buys?|brews?|cooks?|fetch(?:es)?|lends?|saves?) you (?:a|an|the|some|one|half)\b"
+    r"|\bpromis(?:es|ed) (?:it|that|to keep|you)\b")
 # Said of a life that was at stake, danger or not in the words ("you are alive because of her",
 # "I'd be deleted without you"): these need no danger in the text to be mortal.
 ALIVE_BECAUSE = re.compile(
@@ -221,10 +233,12 @@ ALIVE_BECAUSE = re.compile(
     r"\bwithout\b")
 FAIL = frozenset({"fail", "miss", "slip", "fall", "fell", "lose", "lost", "stumbl", "tumbl",
                   "escap", "vain", "useless", "sink", "untouch", "slid", "slide"})
-FAIL_WORDS = frozenset({"can't", "cannot", "unable", "fled", "wriggles", "slips"})
+FAIL_WORDS = frozenset({"can't", "cannot", "unable", "fled", "wriggles", "slips",
+                        # things that break under the work: "the flange cracks under the wrench"
+                        "cracks", "frays", "frayed", "jams", "jammed", "shatters", "shattered"})
 FAIL_PHRASES = ("catch nothing", "caught nothing", "nothing to eat", "nothing in your",
                 "without a single", "with no ", "empty belly", "empty-handed", "comes up empty",
-                "came up empty", "empty paws", "out from under", "give up", "gives up")
+                "came up empty", "empty paws", "out from under", "give up", "gives up", "goes dead", "went dead")
 SUCCESS = frozenset({"catch", "caught", "find", "found", "reach", "manag", "succeed", "enjoy",
                      "feast", "finish", "gather", "collect", "eat", "ate", "drink", "haul",
                      "rest", "slept", "sleep", "arriv", "win", "won", "grab", "pin"})

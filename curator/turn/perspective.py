@@ -118,7 +118,7 @@ def _objects(text: str, word: str) -> str:
 # Clauses end at a sentence's end, before "but", "while", "whereupon" and "until", and before a
 # relative clause about someone just named ("…to Jory, who told the priest he had forged it").
 _CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+|,\s+(?=who\s)"
-                      r"|,?\s+and\s+(?=[A-Z][a-z]+\s+[a-z]+s\b)")  # "…and Wolf pulls you out": his clause
+                      r"|,?\s+(?:and|when)\s+(?=[A-Z][a-z]+\s+[a-z]+s\b)")  # "…and Wolf pulls you out": his clause
 # "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
 # own deed is that deed's result, so it stays in the actor's clause.
 _RESULT = re.compile(r"\s+until\s+")
@@ -174,8 +174,8 @@ def clauses(turn: Turn, reality: str, aliases: Aliases = ()) -> list[Clause]:
         if words[:1] == ["who"] and out and out[-1].named:
             agent = out[-1].named[-1]  # "…to Jory, who told the priest": Jory
             named = [agent, *[c for c in named if c != agent]]
-        elif agent is None and words[:1] and words[0] in _PRONOUNS:
-            # "He growls": the last one acting acts again.
+        elif agent is None and _pronoun_subject(words):
+            # "He growls", "Then she writes the code down": the last one acting acts again.
             agent = next((c.agent for c in reversed(out) if c.agent), None)
             named = [agent] if agent else []
         elif agent is None and _deed(lower):
@@ -185,6 +185,23 @@ def clauses(turn: Turn, reality: str, aliases: Aliases = ()) -> list[Clause]:
             named = [agent] if agent else []
         out.append(Clause(text=text, words=words, agent=agent, named=named, said=own.strip() or text))
     return out
+
+
+# Words that may open a clause before its subject: "Then she writes", "For a long minute she says".
+_SUBJECT_PRONOUNS = frozenset({"he", "she", "they"})
+
+
+def _pronoun_subject(words: list[str]) -> bool:
+    """The clause opens with a pronoun ("He growls", "his jaws close"), or a subject pronoun
+    comes within its first words with no "you" before it ("Then she writes the code down")."""
+    if words[:1] and words[0] in _PRONOUNS:
+        return True
+    for word in words[:5]:
+        if word in ("you", "your", "i", "we"):
+            return False
+        if word in _SUBJECT_PRONOUNS:
+            return True
+    return False
 
 
 def _deed(lower: str) -> bool:

@@ -92,7 +92,8 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
         sentence_plain, sentence_negated = lx.unnegated(lx.tokens(said))
         plain += sentence_plain
         negated += sentence_negated
-    reading.failure = bool(lx.stem_hits(words, lx.FAIL, lx.FAIL_WORDS)) or any(
+    # A failure word a negator undoes is none: "forty tickets, nothing missing".
+    reading.failure = bool(lx.stem_hits(plain, lx.FAIL, lx.FAIL_WORDS)) or any(
         p in lower for p in lx.FAIL_PHRASES) or bool(lx.stem_hits(negated, lx.SUCCESS))
     # The action's own words in the outcome ("swipe for a trout" … "a trout") mean success only
     # when nothing in the text says it went wrong.
@@ -212,6 +213,26 @@ def _gives(lower: str, named: list[str]) -> bool:
     return False
 
 
+# After a verb of standing in the way, these say it was done somewhere, not to someone: "stops
+# on the landing", "pushes through the crowd", "stops to take it in".
+_INTRANSITIVE = frozenset({"on", "in", "into", "onto", "through", "across", "along", "for", "beside",
+                           "by", "under", "near", "inside", "outside", "around", "short", "dead"})
+
+
+def _verbs(words: list[str]) -> list[str]:
+    """The clause's words that can be its deeds: a word after a determiner is a thing ("her good
+    shoulder", "your claims", "the guard"), and one followed by a preposition of place was done
+    somewhere, not to someone ("stops on the landing")."""
+    out = []
+    for i, word in enumerate(words):
+        if i and words[i - 1] in lx.DETERMINERS:
+            continue
+        if i + 1 < len(words) and words[i + 1] in _INTRANSITIVE:
+            continue
+        out.append(word)
+    return out
+
+
 def _read_clause(clause: Clause, reading: Reading) -> None:
     lower = clause.text.lower()
     for character in clause.named:
@@ -222,11 +243,12 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     if agent is None:
         return
     w = clause.words
-    thwart = bool(lx.stem_hits(w, lx.THWART, lx.THWART_WORDS))
+    verbs = _verbs(w)
+    thwart = bool(lx.stem_hits(verbs, lx.THWART, lx.THWART_WORDS)) or bool(lx.TAKES_AWAY.search(lower))
     harm_done = _harm_done(w, clause.named)
-    hostile = thwart or harm_done or bool(lx.stem_hits(w, lx.BLOCK, lx.BLOCK_WORDS))
+    hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS))
     amends = bool(lx.AMENDS.search(lower))
-    helps = bool(lx.stem_hits(w, lx.HELP, lx.HELP_WORDS)) or any(
+    helps = bool(lx.stem_hits(verbs, lx.HELP, lx.HELP_WORDS)) or bool(lx.JOINS_IN.search(lower)) or any(
         p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named) or amends
     saved = lx.ALIVE_BECAUSE.search(lower)
     if saved and lx.SAVED_BY_YOU.search(lower):

@@ -222,7 +222,8 @@ LIFE_SAVED = re.compile(r"\b(?:sav|spar)(?:e|es|ed|ing)\s+(?:your|my|his|her|its
 JOINS_IN = re.compile(
     r"\bunasked\b|\bwithout being asked\b|\b(?:between )?the two of you\b|\bshoulder to shoulder\b"
     r"|\bside by side\b|\byou \w+, i'll\b|\b(?:you're|you are|\w+'s) right\b"
-    r"|\b(?:pours?|hands?|passes|buys?|brews?|cooks?|fetch(?:es)?|lends?|saves?) you (?:a|an|the|some|one|half)\b"
+    r"|\b(?:pours?|hands?|passes|buys?|brews?|cooks?|fetch(?:es)?|lends?|saves?) you"
+    r" (?:a|an|the|some|one|half)\b"
     r"|\bpromis(?:es|ed) (?:it|that|to keep|you)\b")
 # Said of a life that was at stake, danger or not in the words ("you are alive because of her",
 # "I'd be deleted without you"): these need no danger in the text to be mortal.
@@ -238,7 +239,8 @@ FAIL_WORDS = frozenset({"can't", "cannot", "unable", "fled", "wriggles", "slips"
                         "cracks", "frays", "frayed", "jams", "jammed", "shatters", "shattered"})
 FAIL_PHRASES = ("catch nothing", "caught nothing", "nothing to eat", "nothing in your",
                 "without a single", "with no ", "empty belly", "empty-handed", "comes up empty",
-                "came up empty", "empty paws", "out from under", "give up", "gives up", "goes dead", "went dead")
+                "came up empty", "empty paws", "out from under", "give up", "gives up",
+                "goes dead", "went dead")
 SUCCESS = frozenset({"catch", "caught", "find", "found", "reach", "manag", "succeed", "enjoy",
                      "feast", "finish", "gather", "collect", "eat", "ate", "drink", "haul",
                      "rest", "slept", "sleep", "arriv", "win", "won", "grab", "pin"})

@@ -118,7 +118,8 @@ def _objects(text: str, word: str) -> str:
 # Clauses end at a sentence's end, before "but", "while", "whereupon" and "until", and before a
 # relative clause about someone just named ("…to Jory, who told the priest he had forged it").
 _CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+|,\s+(?=who\s)"
-                      r"|,?\s+(?:and|when)\s+(?=[A-Z][a-z]+\s+[a-z]+s\b)")  # "…and Wolf pulls you out": his clause
+                      # "…and Wolf pulls you out", "…when Wren limps up": his or her clause
+                      r"|,?\s+(?:and|when)\s+(?=[A-Z][a-z]+\s+[a-z]+s\b)")
 # "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
 # own deed is that deed's result, so it stays in the actor's clause.
 _RESULT = re.compile(r"\s+until\s+")

@@ -20,7 +20,7 @@ from curator.cli import cli
 from curator.domain.config import CuratorConfig
 from curator.domain.errors import InvalidInput
 from curator.evals.cases import EvalCase, load_case
-from curator.evals.diff import below_baseline, diff_runs, format_diff, update_baseline
+from curator.evals.diff import baseline_entry, below_baseline, diff_runs, format_diff, update_baseline
 from curator.evals.modes import FallbackMode, LiveMode, ReplayMode, make_mode
 from curator.evals.report import render_report, write_report
 from curator.evals.runner import CuratorFactory, RunReport, run_cases
@@ -200,6 +200,18 @@ def test_a_case_below_its_baseline_is_named(fallback_run: RunReport, tmp_path: P
     assert short.startswith(f"{worse.cases[1].name}: ")
     assert below_baseline(worse.model_copy(update={"mode": "replay"}), baseline) == [
         "the baseline has no entry for mode 'replay'"]
+
+
+def test_a_replay_whose_model_decided_fewer_steps_is_below_its_baseline(fallback_run: RunReport) -> None:
+    decided = fallback_run.model_copy(deep=True)
+    decided.cases[0].steps.model, decided.cases[0].steps.fallback = 5, 0
+    baseline = {decided.mode: baseline_entry(decided)}
+    assert baseline[decided.mode]["cases"][decided.cases[0].name]["model_steps"] == 5
+    assert below_baseline(decided, baseline) == []
+    missing = decided.model_copy(deep=True)  # the same expectations pass, but two answers fell back
+    missing.cases[0].steps.model, missing.cases[0].steps.fallback = 3, 2
+    [short] = below_baseline(missing, baseline)
+    assert short.startswith(f"{missing.cases[0].name}: 3 steps decided by the model, baseline 5")
 
 
 def test_cli_report_baseline_and_diff(tmp_path: Path) -> None:

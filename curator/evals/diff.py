@@ -137,14 +137,18 @@ def _num(value: float | None) -> str:
 # -- the baseline CI holds runs to ------------------------------------------------------------
 
 def baseline_entry(run: RunReport) -> dict[str, Any]:
-    """What `evals/baseline.json` records of a run, per mode: passed and checks per case."""
+    """What `evals/baseline.json` records of a run, per mode: passed and checks per case, and
+    how many steps a model decided (held too: a replay whose recorded answers went missing
+    falls back and can pass as many expectations, but it no longer measures the model)."""
     return {"pass_rate": round(run.totals.pass_rate, 4),
-            "cases": {c.name: {"passed": c.passed, "checks": c.passed + c.failed} for c in run.cases}}
+            "cases": {c.name: {"passed": c.passed, "checks": c.passed + c.failed,
+                               "model_steps": c.steps.model} for c in run.cases}}
 
 
 def below_baseline(run: RunReport, baseline: dict[str, Any]) -> list[str]:
     """Why `run` falls short of the baseline for its mode (empty: it does not). A case that
-    passes more than its baseline is fine; one missing from the run is a shortfall."""
+    passes more than its baseline is fine; one missing from the run, or whose model decided
+    fewer steps than the baseline's, is a shortfall."""
     entry = baseline.get(run.mode)
     if entry is None:
         return [f"the baseline has no entry for mode {run.mode!r}"]
@@ -158,6 +162,10 @@ def below_baseline(run: RunReport, baseline: dict[str, Any]) -> list[str]:
             failed = [f"#{c.index} {c.expect}: {c.reason}" for c in case.checks if not c.passed]
             short.append(f"{name}: {case.passed} passed, baseline {want['passed']} "
                          f"({'; '.join(failed)})")
+        elif case.steps.model < want.get("model_steps", 0):
+            short.append(f"{name}: {case.steps.model} steps decided by the model, baseline "
+                         f"{want['model_steps']} (answers not recorded or refused: "
+                         f"scripts/local_model_record.sh asks for what is missing)")
     return short
 
 

@@ -20,7 +20,6 @@ abilities, mood, the network, exports) is `WorldReads` in reads.py, which `Curat
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -31,6 +30,7 @@ from pydantic import ValidationError
 
 from curator.api.reads import WorldReads
 from curator.domain.config import AppraisalConfig, CuratorConfig
+from curator.domain.decoding import load_json
 from curator.domain.errors import (
     ConflictingTurn,
     CuratorError,
@@ -42,7 +42,7 @@ from curator.domain.errors import (
 from curator.domain.models import (
     Turn,
     iso,
-    to_utc,
+    parse_time,
 )
 from curator.domain.results import ChangeSet, TurnResult
 from curator.evolution.cycle import evolve_world
@@ -60,30 +60,40 @@ R = TypeVar("R")
 
 
 def parse_turn(data: Turn | Mapping[str, Any] | str | bytes) -> Turn:
-    """Validate a turn from a dict or JSON text; InvalidTurn names the first bad field."""
+    """Validate a turn from a dict or JSON text (bytes: UTF-8, or UTF-16/32 with a byte order
+    mark); InvalidTurn names the first bad field. Whatever else a caller passes (None, a list, a
+    number, undecodable bytes, JSON nested 100,000 deep) is an InvalidTurn too, never a raw
+    TypeError, ValueError or RecursionError."""
     if isinstance(data, Turn):
         return data
     turn_id = None
     try:
         if isinstance(data, str | bytes):
             try:
-                raw = json.loads(data)
-            except json.JSONDecodeError as error:
-                raise InvalidTurn(f"not valid JSON ({error.msg} at line {error.lineno} "
-                                  f"column {error.colno})") from error
-        else:
+                raw = load_json(data, what="a turn")
+            except InvalidInput as error:
+                raise InvalidTurn(str(error).removeprefix("invalid input: ")) from error
+        elif isinstance(data, Mapping):
             raw = dict(data)
+        else:
+            raw = data
         if not isinstance(raw, dict):
-            raise InvalidTurn(f"a turn is a JSON object, not {type(raw).__name__}")
-        turn_id = str(raw.get("id")) if raw.get("id") is not None else None
+            raise InvalidTurn(f"a turn is a JSON object (a mapping), not {_kind(raw)}")
+        turn_id = raw.get("id") if isinstance(raw.get("id"), str) else None
         return Turn.model_validate(raw)
     except ValidationError as error:
         first = error.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or None
-        message = first["msg"]
+        message = first["msg"].removeprefix("Value error, ")
         if first["type"] == "extra_forbidden":
             message = "unknown field (a turn has: " + ", ".join(Turn.model_fields) + ")"
         raise InvalidTurn(message, field=field, turn_id=turn_id) from error
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "text", int: "a number", float: "a number",
+             bool: "a boolean", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 class Curator(WorldReads):
@@ -340,12 +350,10 @@ def _waves(turns: list[Turn]) -> list[list[Turn]]:
 
 
 def _parse_time(value: datetime | str, field: str) -> datetime:
-    if isinstance(value, datetime):
-        return to_utc(value)
     try:
-        return to_utc(datetime.fromisoformat(value))
+        return parse_time(value)
     except ValueError as error:
-        raise InvalidInput(f"not an ISO 8601 time: {value!r}", field=field) from error
+        raise InvalidInput(str(error), field=field) from error
 
 
 __all__ = ["Curator", "CuratorError", "parse_turn"]

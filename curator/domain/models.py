@@ -56,10 +56,30 @@ def display_name(character_id: str) -> str:
 
 
 def to_utc(value: datetime) -> datetime:
-    """Game time is compared across turns, so every timestamp is made timezone-aware UTC."""
+    """Game time is compared across turns, so every timestamp is made timezone-aware UTC.
+    A time whose zone puts it before year 1 or after 9999 in UTC is a ValueError (pydantic
+    and every caller report those; an OverflowError would escape as a traceback)."""
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as error:
+        raise ValueError(f"{value.isoformat()} is outside years 1-9999 in UTC") from error
+
+
+def parse_time(value: datetime | str) -> datetime:
+    """A world time from a datetime or ISO 8601 text, in UTC; anything else is a ValueError.
+    The one reader of times a caller gives (turns, `fade --until`, `evolve --world-time`,
+    import documents)."""
+    if isinstance(value, datetime):
+        return to_utc(value)
+    if not isinstance(value, str):
+        raise ValueError(f"a world time is ISO 8601 text, not {type(value).__name__}")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as error:
+        raise ValueError(f"not an ISO 8601 time: {value[:64]!r}") from error
+    return to_utc(parsed)
 
 
 @lru_cache(maxsize=4096)

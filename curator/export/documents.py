@@ -46,6 +46,7 @@ from curator.domain.models import (
     Tier,
     iso,
     normalize_character_id,
+    parse_time,
 )
 from curator.export.evolution import clear_evolution, import_evolution, import_reports
 from curator.export.fields import FieldError, at, items, join, mapping, section
@@ -197,7 +198,7 @@ def _time(value: Any) -> str | None:
     """A document's time as curator writes it (None stays None); a bad one is a ValueError."""
     if value is None:
         return None
-    return iso(datetime.fromisoformat(str(value)))
+    return iso(parse_time(value if isinstance(value, datetime) else str(value)))
 
 
 def _advance_clock(world: World, as_of: str | None) -> None:

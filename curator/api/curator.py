@@ -40,6 +40,8 @@ from curator.domain.errors import (
     UnknownCharacter,
 )
 from curator.domain.models import (
+    MAX_PERSONA,
+    MAX_TURN_JSON,
     Turn,
     iso,
     parse_time,
@@ -52,6 +54,7 @@ from curator.model.calls import CallRecord, log_calls, read_calls
 from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
+from curator.store.clock import set_clock
 from curator.store.opening import open_world
 from curator.store.world import World
 from curator.turn.pipeline import Curation
@@ -69,6 +72,9 @@ def parse_turn(data: Turn | Mapping[str, Any] | str | bytes) -> Turn:
     turn_id = None
     try:
         if isinstance(data, str | bytes):
+            if len(data) > MAX_TURN_JSON:
+                raise InvalidTurn(f"a turn's JSON text is at most {MAX_TURN_JSON:,} characters, "
+                                  f"got {len(data):,}")
             try:
                 raw = load_json(data, what="a turn")
             except InvalidInput as error:
@@ -297,18 +303,37 @@ class Curator(WorldReads):
         return self._drive([Unit(attempt)])[0]
 
     def set_persona(self, character: str, persona: str) -> None:
+        """Set a character's persona (at most MAX_PERSONA characters: it goes into every prompt)."""
+        if not isinstance(persona, str):
+            raise InvalidInput(f"a persona is text, not {_kind(persona)}", field="persona")
+        if len(persona) > MAX_PERSONA:
+            raise InvalidInput(f"at most {MAX_PERSONA:,} characters, got {len(persona):,}", field="persona")
         with self.world.transaction() as world:
             world.ensure_character(self._id(character), world.clock() or datetime.now(UTC))
             world.set_character(self._id(character), persona=persona)
 
-    def import_document(self, document: Mapping[str, Any], *, replace: bool = False) -> list[str]:
+    def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
+                        clock: str | None = None) -> list[str]:
         """Load characters from an export (one character or a whole world) in one transaction;
         returns their ids. A malformed document raises `MalformedExport` naming the field, and
-        nothing is written. The document's lens weights are laid over this Curator's config."""
+        nothing is written. The document's lens weights are laid over this Curator's config.
+
+        The world's clock moves to the document's. A document clock more than a year past the
+        latest time it holds is refused (it would refuse every turn until then) unless `clock`
+        says what to read it as of: "latest" (the latest time it holds) or an ISO time."""
         with self.world.transaction() as world:
-            done = import_document(world, document, replace=replace, appraisal=self.config.appraisal)
+            done = import_document(world, document, replace=replace, appraisal=self.config.appraisal,
+                                   clock=clock)
         self.config.appraisal = done.appraisal  # only once the import has committed
         return done.characters
+
+    def set_clock(self, world_time: datetime | str) -> datetime | None:
+        """Set the world clock back (or forward) to `world_time`, never before the latest
+        observed turn: the way back from a clock an import moved far ahead (store/clock.py).
+        Returns the clock it replaced."""
+        when = _parse_time(world_time, "clock")
+        with self.world.transaction() as world:
+            return set_clock(world, when)
 
     # -- appraisal and the memory network ----------------------------------------
 

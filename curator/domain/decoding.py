@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import json
 import math
+import re
 from typing import Any
 
 from curator.domain.errors import InvalidInput
@@ -22,6 +23,9 @@ from curator.domain.errors import InvalidInput
 INT_RANGE = (-(2**63), 2**63 - 1)
 INT_DIGITS = 20  # no integer in range has more; longer ones are refused before int() is tried
 
+# The line breaks a text file splits on (as bytes.splitlines and universal newlines do): not
+# str.splitlines, which also splits on U+2028 and friends that JSON text holds inside strings.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
          (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
@@ -76,9 +80,37 @@ def load_json(data: str | bytes, *, what: str = "text", field: str | None = None
     try:
         return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
     except json.JSONDecodeError as error:
-        raise InvalidInput(f"{what} is not valid JSON ({error.msg} at line {error.lineno} "
+        raise InvalidInput(f"{what} is not JSON ({error.msg} at line {error.lineno} "
                            f"column {error.colno})", field=field) from error
     except _Refused as error:
         raise InvalidInput(f"{what}: {error}", field=field) from error
     except RecursionError as error:
         raise InvalidInput(f"{what} is nested too deeply to read", field=field) from error
+
+
+def text_lines(data: bytes, *, what: str = "line") -> list[tuple[int, str | InvalidInput]]:
+    """The lines of a text file (a JSONL transcript), numbered from 1, each its text or the
+    InvalidInput that says why it is not text: a game can play the lines before a bad one and
+    be told which line to fix. A file with a UTF-16/32 byte order mark is decoded whole; the
+    lines after its first bad byte are not read."""
+    encoding = encoding_of(data)
+    if encoding.startswith("utf-8"):
+        lines: list[tuple[int, str | InvalidInput]] = []
+        body = data.removeprefix(codecs.BOM_UTF8)
+        for number, raw in enumerate(body.splitlines(keepends=False), start=1):
+            try:
+                lines.append((number, raw.decode("utf-8")))
+            except UnicodeDecodeError as error:
+                column = len(raw[:error.start].decode("utf-8", errors="replace")) + 1
+                lines.append((number, InvalidInput(f"{what} {number} is not valid UTF-8 (byte "
+                                                   f"0x{raw[error.start]:02x} at column {column})")))
+        return lines
+    try:
+        return list(enumerate(_LINE_BREAK.split(data.decode(encoding).removesuffix("\n")), start=1))
+    except UnicodeDecodeError as error:
+        good = _LINE_BREAK.split(data[:error.start].decode(encoding, errors="replace"))
+        numbered: list[tuple[int, str | InvalidInput]] = list(enumerate(good[:-1], start=1))
+        bad = len(good)
+        numbered.append((bad, InvalidInput(f"{what} {bad} is not valid {encoding.upper()} "
+                                           f"(byte 0x{data[error.start]:02x})")))
+        return numbered

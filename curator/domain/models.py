@@ -20,6 +20,11 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 MAX_TEXT = 4_000
 MAX_REALITY = 20_000
 MAX_NAMES = 32
+# A persona is sent in every prompt and context of its character: a turn's text cap, not a book.
+MAX_PERSONA = MAX_TEXT
+# A turn's JSON text: every field at its cap, escaped as \uXXXX, fits with room to spare; a
+# longer text is refused before it is parsed (a 1 GB line is a bug, not a turn).
+MAX_TURN_JSON = 1_000_000
 
 _CHARACTER_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 

@@ -270,6 +270,12 @@ class Memory(BaseModel):
     archived_at: datetime | None = None
     archived_reason: str | None = None
 
+    @field_validator("last_recalled", "created_at", "strength_at", "archived_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        # Checked here, so a time whose zone leaves the calendar is refused with its field.
+        return None if value is None else to_utc(value)
+
     @property
     def valence_label(self) -> str:
         if self.valence > 0.15:
@@ -301,6 +307,11 @@ class Relationship(BaseModel):
     last_interaction: datetime | None = None
     recent_memories: list[Memory] = Field(default_factory=list)
     core_memories: list[Memory] = Field(default_factory=list)
+
+    @field_validator("first_met", "last_interaction")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else to_utc(value)
 
 
 class SelfState(BaseModel):

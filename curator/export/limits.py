@@ -41,9 +41,11 @@ TEXT_CAPS: dict[str, int] = {
     "event": MAX_TEXT, "content": MAX_REALITY, "emotional_impact": 100, "traits": 64, "place": 200,
     "domain": 100, "id": 200, "kind": 64, "label": 64, "reason": MAX_TEXT, "archived_reason": MAX_TEXT,
 }
-# Keys that hold a world time, whose latest is the time a document's clock is checked against.
-TIME_KEYS = frozenset({"timestamp", "created_at", "last_recalled", "archived_at", "first_met",
-                       "last_interaction", "updated_at", "world_time", "last_at", "at"})
+# Keys that hold a world time, whose latest is the time a document's clock is checked against:
+# what happened in the game. Not `created_at`/`updated_at`: a character, block or passage made
+# before the world's first turn is dated by the wall clock, not by the game.
+TIME_KEYS = frozenset({"timestamp", "last_recalled", "archived_at", "first_met", "last_interaction",
+                       "world_time", "last_at"})
 
 
 def check_texts(document: Mapping[str, Any]) -> None:

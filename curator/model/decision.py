@@ -120,7 +120,8 @@ def _check_bounds(data: Any, path: str) -> None:
             pairs = value.items() if isinstance(value, dict) else enumerate(value)
             for key, item in pairs:
                 if isinstance(key, str) and len(key) > MAX_MODEL_STRING:
-                    raise ValueError(f"{where or 'the answer'} has a key of {len(key):,} characters")
+                    raise ValueError(f"{where or 'the answer'} has a key of {len(key):,} characters; "
+                                     f"at most {MAX_MODEL_STRING:,}")
                 stack.append((item, f"{where}.{key}" if where else str(key), depth + 1))
 
 

@@ -174,8 +174,8 @@ def test_set_clock_is_the_way_back_for_a_locked_world(tmp_path: Path, document: 
             world.set_clock("2025-05-01T00:00:00Z")
     result = CliRunner().invoke(cli, ["clock", "--set", "2025-06-01T08:00:00Z", "--db", str(db), "--json"])
     assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) == {"clock": "2025-06-01T08:00:00Z", "latest_turn": "2025-06-01T08:00:00Z",
-                                         "was": FUTURE}
+    assert json.loads(result.stdout) == {"clock": "2025-06-01T08:00:00Z",
+                                         "latest_turn": "2025-06-01T08:00:00Z", "was": FUTURE}
     with Curator(db) as world:
         assert world.observe({**LATER, "id": "next", "world_time": "2025-06-02T08:00:00Z"}).turn_id == "next"
         dated = {row[0] for row in world.world.conn.execute("select strength_at from memories")}

@@ -144,7 +144,8 @@ def one_line(result: Result, code: int, *needles: str) -> str:
     (b"null", "a turn is a JSON object"),
     (text(world_time="9999-12-31T23:00:00-05:00").encode(), "outside years 1-9999"),
 ])
-def test_observe_on_stdin_refuses_hostile_input_in_one_line(tmp_path: Path, stdin: bytes, needle: str) -> None:
+def test_observe_on_stdin_refuses_hostile_input_in_one_line(tmp_path: Path, stdin: bytes,
+                                                            needle: str) -> None:
     result = CliRunner().invoke(cli, ["observe", "--db", str(tmp_path / "w.db")], input=stdin)
     one_line(result, 2, needle)
     with Curator(tmp_path / "w.db") as world:

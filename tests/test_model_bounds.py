@@ -113,7 +113,8 @@ FISHING = {"id": "t1", "world_time": "2025-01-02T08:00:00Z", "actor": "bear",
            "others": ["wolf"]}
 
 
-def test_an_overlong_model_answer_falls_back_and_nothing_long_is_stored(model_settings: ModelSettings) -> None:
+def test_an_overlong_model_answer_falls_back_and_nothing_long_is_stored(
+        model_settings: ModelSettings) -> None:
     good = scripted("fishing_spot")["bear"]
     overlong = {**good, "memory": "Wolf took my fishing spot " + "and growled " * 10_000}
     with respx.mock() as router, Curator(":memory:", model=model_settings) as world:

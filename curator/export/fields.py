@@ -60,9 +60,12 @@ def at(path: str, *, renames: Mapping[str, str] | None = None) -> Iterator[None]
     except InvalidInput as error:
         message = str(error).split(": ", 2)[-1] if error.field else str(error)
         raise FieldError(join(path, error.field), message) from error
-    except (TypeError, ValueError, AttributeError, OverflowError, sqlite3.IntegrityError) as error:
+    except (TypeError, ValueError, AttributeError, OverflowError, sqlite3.IntegrityError,
+            sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.DataError) as error:
         # IntegrityError: the document names one memory twice, say; OverflowError: an integer
-        # from a Python caller too large for SQLite.
+        # from a Python caller too large for SQLite; Programming/Interface/DataError: a value of
+        # a type SQLite cannot bind (a list where a time belongs). Not OperationalError: a busy
+        # or broken world file is not the document's fault.
         raise FieldError(path, str(error)) from error
 
 

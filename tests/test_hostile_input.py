@@ -175,3 +175,19 @@ def test_a_utf16_transcript_plays(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["new"] == 2
 
+
+
+@pytest.mark.parametrize("batch", [None, TURN, json.dumps(TURN), 5], ids=["None", "one-turn", "text", "int"])
+def test_observe_many_refuses_what_is_not_a_batch(curator: Curator, batch: Any) -> None:
+    with pytest.raises(InvalidTurn, match="a batch is a list of turns"):
+        curator.observe_many(batch)
+    assert curator.world.turn_count() == 0
+
+
+@pytest.mark.parametrize("character", [None, 5, ["wolf"], "x" * 100_000])
+def test_a_character_argument_that_is_not_an_id_is_invalid_input(curator: Curator, character: Any) -> None:
+    curator.observe(TURN)
+    for call in (curator.character, curator.end_episode, lambda c: curator.set_persona(c, "A wolf.")):
+        with pytest.raises(InvalidInput) as caught:
+            call(character)
+        assert caught.value.field == "character"

@@ -28,20 +28,18 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
 from curator.domain.config import AppraisalConfig, CuratorConfig
-from curator.domain.decoding import load_json
 from curator.domain.errors import (
     ConflictingTurn,
     CuratorError,
     InvalidInput,
-    InvalidTurn,
     TimeWentBackwards,
     UnknownCharacter,
 )
 from curator.domain.models import (
     MAX_PERSONA,
-    MAX_TURN_JSON,
     Turn,
     iso,
     parse_time,
@@ -60,46 +58,6 @@ from curator.store.world import World
 from curator.turn.pipeline import Curation
 
 R = TypeVar("R")
-
-
-def parse_turn(data: Turn | Mapping[str, Any] | str | bytes) -> Turn:
-    """Validate a turn from a dict or JSON text (bytes: UTF-8, or UTF-16/32 with a byte order
-    mark); InvalidTurn names the first bad field. Whatever else a caller passes (None, a list, a
-    number, undecodable bytes, JSON nested 100,000 deep) is an InvalidTurn too, never a raw
-    TypeError, ValueError or RecursionError."""
-    if isinstance(data, Turn):
-        return data
-    turn_id = None
-    try:
-        if isinstance(data, str | bytes):
-            if len(data) > MAX_TURN_JSON:
-                raise InvalidTurn(f"a turn's JSON text is at most {MAX_TURN_JSON:,} characters, "
-                                  f"got {len(data):,}")
-            try:
-                raw = load_json(data, what="a turn")
-            except InvalidInput as error:
-                raise InvalidTurn(str(error).removeprefix("invalid input: ")) from error
-        elif isinstance(data, Mapping):
-            raw = dict(data)
-        else:
-            raw = data
-        if not isinstance(raw, dict):
-            raise InvalidTurn(f"a turn is a JSON object (a mapping), not {_kind(raw)}")
-        turn_id = raw.get("id") if isinstance(raw.get("id"), str) else None
-        return Turn.model_validate(raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or None
-        message = first["msg"].removeprefix("Value error, ")
-        if first["type"] == "extra_forbidden":
-            message = "unknown field (a turn has: " + ", ".join(Turn.model_fields) + ")"
-        raise InvalidTurn(message, field=field, turn_id=turn_id) from error
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "text", int: "a number", float: "a number",
-             bool: "a boolean", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
 
 
 class Curator(WorldReads):
@@ -143,7 +101,7 @@ class Curator(WorldReads):
 
         Every turn is validated before any is curated. Turns commit one by one, in order; if
         one fails (its time went backwards, say), the turns before it stay committed."""
-        parsed = [parse_turn(t) for t in turns]
+        parsed = parse_turns(turns)
         if self.gateway is None:
             return [self.observe(turn) for turn in parsed]
         results: list[TurnResult] = []
@@ -158,7 +116,7 @@ class Curator(WorldReads):
     async def aobserve_many(self, turns: Iterable[Turn | Mapping[str, Any] | str | bytes]
                             ) -> list[TurnResult]:
         """`observe_many` for asyncio, with at most `concurrency` model calls in flight."""
-        parsed = [parse_turn(t) for t in turns]
+        parsed = parse_turns(turns)
         if self.gateway is None:
             return [self.observe(turn) for turn in parsed]
         results: list[TurnResult] = []
@@ -305,7 +263,7 @@ class Curator(WorldReads):
     def set_persona(self, character: str, persona: str) -> None:
         """Set a character's persona (at most MAX_PERSONA characters: it goes into every prompt)."""
         if not isinstance(persona, str):
-            raise InvalidInput(f"a persona is text, not {_kind(persona)}", field="persona")
+            raise InvalidInput(f"a persona is text, not {kind_of(persona)}", field="persona")
         if len(persona) > MAX_PERSONA:
             raise InvalidInput(f"at most {MAX_PERSONA:,} characters, got {len(persona):,}", field="persona")
         with self.world.transaction() as world:

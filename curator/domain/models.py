@@ -31,6 +31,8 @@ _CHARACTER_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 
 def normalize_character_id(value: str) -> str:
     """Character ids are case-insensitive words: ' Wolf ' and 'wolf' are the same character."""
+    if not isinstance(value, str):
+        raise ValueError(f"a character id is text, not {type(value).__name__}")
     key = value.strip().casefold()
     if not _CHARACTER_ID.match(key):
         raise ValueError(

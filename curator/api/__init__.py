@@ -1,7 +1,8 @@
 """The Python API behind `from curator import Curator`: what a game server holds, one per world.
 
 It owns `Curator` (`curator`: observe turns in rounds, end episodes, fade, evolve, edit) and
-its reading half (`reads`: characters, search, context, export, goals, mood). User code
+its reading half (`reads`: characters, search, context, export, goals, mood), and turn
+parsing (`parsing`: a turn or a typed error for anything a caller sends). User code
 imports these from `curator` itself.
 
 May import: `curator.turn`, `curator.recall`, `curator.evolution`, `curator.export`,

@@ -20,7 +20,6 @@ abilities, mood, the network, exports) is `WorldReads` in reads.py, which `Curat
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -29,20 +28,21 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
 from curator.domain.config import AppraisalConfig, CuratorConfig
 from curator.domain.errors import (
     ConflictingTurn,
     CuratorError,
     InvalidInput,
-    InvalidTurn,
     TimeWentBackwards,
     UnknownCharacter,
 )
 from curator.domain.models import (
+    MAX_PERSONA,
     Turn,
     iso,
-    to_utc,
+    parse_time,
 )
 from curator.domain.results import ChangeSet, TurnResult
 from curator.evolution.cycle import evolve_world
@@ -52,38 +52,12 @@ from curator.model.calls import CallRecord, log_calls, read_calls
 from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
+from curator.store.clock import set_clock
 from curator.store.opening import open_world
 from curator.store.world import World
 from curator.turn.pipeline import Curation
 
 R = TypeVar("R")
-
-
-def parse_turn(data: Turn | Mapping[str, Any] | str | bytes) -> Turn:
-    """Validate a turn from a dict or JSON text; InvalidTurn names the first bad field."""
-    if isinstance(data, Turn):
-        return data
-    turn_id = None
-    try:
-        if isinstance(data, str | bytes):
-            try:
-                raw = json.loads(data)
-            except json.JSONDecodeError as error:
-                raise InvalidTurn(f"not valid JSON ({error.msg} at line {error.lineno} "
-                                  f"column {error.colno})") from error
-        else:
-            raw = dict(data)
-        if not isinstance(raw, dict):
-            raise InvalidTurn(f"a turn is a JSON object, not {type(raw).__name__}")
-        turn_id = str(raw.get("id")) if raw.get("id") is not None else None
-        return Turn.model_validate(raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or None
-        message = first["msg"]
-        if first["type"] == "extra_forbidden":
-            message = "unknown field (a turn has: " + ", ".join(Turn.model_fields) + ")"
-        raise InvalidTurn(message, field=field, turn_id=turn_id) from error
 
 
 class Curator(WorldReads):
@@ -127,7 +101,7 @@ class Curator(WorldReads):
 
         Every turn is validated before any is curated. Turns commit one by one, in order; if
         one fails (its time went backwards, say), the turns before it stay committed."""
-        parsed = [parse_turn(t) for t in turns]
+        parsed = parse_turns(turns)
         if self.gateway is None:
             return [self.observe(turn) for turn in parsed]
         results: list[TurnResult] = []
@@ -142,7 +116,7 @@ class Curator(WorldReads):
     async def aobserve_many(self, turns: Iterable[Turn | Mapping[str, Any] | str | bytes]
                             ) -> list[TurnResult]:
         """`observe_many` for asyncio, with at most `concurrency` model calls in flight."""
-        parsed = [parse_turn(t) for t in turns]
+        parsed = parse_turns(turns)
         if self.gateway is None:
             return [self.observe(turn) for turn in parsed]
         results: list[TurnResult] = []
@@ -287,18 +261,37 @@ class Curator(WorldReads):
         return self._drive([Unit(attempt)])[0]
 
     def set_persona(self, character: str, persona: str) -> None:
+        """Set a character's persona (at most MAX_PERSONA characters: it goes into every prompt)."""
+        if not isinstance(persona, str):
+            raise InvalidInput(f"a persona is text, not {kind_of(persona)}", field="persona")
+        if len(persona) > MAX_PERSONA:
+            raise InvalidInput(f"at most {MAX_PERSONA:,} characters, got {len(persona):,}", field="persona")
         with self.world.transaction() as world:
             world.ensure_character(self._id(character), world.clock() or datetime.now(UTC))
             world.set_character(self._id(character), persona=persona)
 
-    def import_document(self, document: Mapping[str, Any], *, replace: bool = False) -> list[str]:
+    def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
+                        clock: str | None = None) -> list[str]:
         """Load characters from an export (one character or a whole world) in one transaction;
         returns their ids. A malformed document raises `MalformedExport` naming the field, and
-        nothing is written. The document's lens weights are laid over this Curator's config."""
+        nothing is written. The document's lens weights are laid over this Curator's config.
+
+        The world's clock moves to the document's. A document clock more than a year past the
+        latest time it holds is refused (it would refuse every turn until then) unless `clock`
+        says what to read it as of: "latest" (the latest time it holds) or an ISO time."""
         with self.world.transaction() as world:
-            done = import_document(world, document, replace=replace, appraisal=self.config.appraisal)
+            done = import_document(world, document, replace=replace, appraisal=self.config.appraisal,
+                                   clock=clock)
         self.config.appraisal = done.appraisal  # only once the import has committed
         return done.characters
+
+    def set_clock(self, world_time: datetime | str) -> datetime | None:
+        """Set the world clock back (or forward) to `world_time`, never before the latest
+        observed turn: the way back from a clock an import moved far ahead (store/clock.py).
+        Returns the clock it replaced."""
+        when = _parse_time(world_time, "clock")
+        with self.world.transaction() as world:
+            return set_clock(world, when)
 
     # -- appraisal and the memory network ----------------------------------------
 
@@ -340,12 +333,10 @@ def _waves(turns: list[Turn]) -> list[list[Turn]]:
 
 
 def _parse_time(value: datetime | str, field: str) -> datetime:
-    if isinstance(value, datetime):
-        return to_utc(value)
     try:
-        return to_utc(datetime.fromisoformat(value))
+        return parse_time(value)
     except ValueError as error:
-        raise InvalidInput(f"not an ISO 8601 time: {value!r}", field=field) from error
+        raise InvalidInput(str(error), field=field) from error
 
 
 __all__ = ["Curator", "CuratorError", "parse_turn"]

@@ -28,9 +28,17 @@ from curator.cli.options import (
 )
 from curator.cli.recall import context_command, search_command
 from curator.cli.show import print_character
-from curator.cli.world import calls_command, characters_command, export_command, import_command, show
-from curator.domain.errors import InvalidTurn
-from curator.domain.models import Turn, display_name
+from curator.cli.world import (
+    calls_command,
+    characters_command,
+    clock_command,
+    export_command,
+    import_command,
+    show,
+)
+from curator.domain.decoding import text_lines
+from curator.domain.errors import InvalidInput, InvalidTurn
+from curator.domain.models import MAX_TURN_JSON, Turn, display_name
 from curator.domain.results import ChangeSet, TurnResult
 from curator.model.calls import CallSummary, last_call_seq, summarize_calls
 
@@ -66,11 +74,12 @@ def cli() -> None:
     """
 
 
-def _turn_lines(path: Path) -> Iterator[tuple[int, str]]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip() and not line.lstrip().startswith("#"):
-                yield number, line
+def _turn_lines(path: Path) -> Iterator[tuple[int, str | InvalidInput]]:
+    """The transcript's turn lines (blank and '#' lines skipped); a line that is not text is
+    its error, refused when play reaches it."""
+    for number, line in text_lines(path.read_bytes(), what="line"):
+        if isinstance(line, InvalidInput) or (line.strip() and not line.lstrip().startswith("#")):
+            yield number, line
 
 
 @cli.command()
@@ -122,6 +131,8 @@ def play(transcript: Path, batch: int, model: str | None, api_base: str | None, 
 
             for number, line in lines:
                 try:
+                    if isinstance(line, InvalidInput):
+                        raise InvalidTurn(str(line).removeprefix("invalid input: "))
                     pending.append((number, parse_turn(line)))
                 except InvalidTurn as error:
                     pending_error = f"Error: {transcript}:{number}: {error}"
@@ -191,7 +202,7 @@ def _calls_line(model: str, calls: CallSummary, turns: int, perceptions: int) ->
 
 
 @cli.command()
-@click.option("--file", "file", type=click.File("r", encoding="utf-8"), default="-",
+@click.option("--file", "file", type=click.File("rb"), default="-",
               help="Turn JSON file (default: standard input)")
 @model_options
 @db_option
@@ -200,7 +211,7 @@ def _calls_line(model: str, calls: CallSummary, turns: int, perceptions: int) ->
 def observe(file: Any, model: str | None, api_base: str | None, mode: str | None,
             concurrency: int | None, record_dir: Path | None, db: str, as_json: bool) -> None:
     """Observe one turn, given as a JSON object on stdin or in --file."""
-    text = file.read()
+    text = file.read(MAX_TURN_JSON + 1)  # a longer one is refused by its length, unread
     settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
     with Curator(db, model=settings) as curator:
         result = curator.observe(text)
@@ -268,5 +279,5 @@ def fade(until: str, db: str, as_json: bool) -> None:
 
 for _command in (block, passage, delete_command, context_command, search_command, eval_group,
                  evolve_command, evolution_group, goal, abilities_command, show, characters_command,
-                 export_command, import_command, calls_command):
+                 export_command, import_command, clock_command, calls_command):
     cli.add_command(_command)

@@ -1,5 +1,5 @@
 """The command line for reading and moving a world: `curator show`, `characters`, `export`,
-`import` and `calls`.
+`import`, `clock` and `calls`.
 
 Registered on the `curator` group by main.py, with the conventions every command shares
 (options.py): `--db` after the command's name, `--json` on the commands that show state,
@@ -16,9 +16,13 @@ import click
 from curator.api.curator import Curator
 from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, print_json
 from curator.cli.show import print_character
-from curator.domain.models import display_name
+from curator.domain.decoding import load_json
+from curator.domain.errors import InvalidInput
+from curator.domain.models import display_name, iso
 from curator.export.evolution import evolution_document
+from curator.export.limits import MAX_DOCUMENT_BYTES
 from curator.model.calls import summarize_calls
+from curator.store.clock import latest_turn_time
 
 
 @click.command()
@@ -129,20 +133,47 @@ def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> No
 @click.command(name="import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--replace", is_flag=True, help="Overwrite characters that already exist")
+@click.option("--clock", "clock", metavar="latest|WORLD_TIME",
+              help="Read the document as of this time instead of its own clock: 'latest' (the "
+                   "latest time it holds) or an ISO 8601 time; for a document whose clock runs "
+                   "far ahead of what it holds")
 @db_option
 @one_line_errors
-def import_command(file: Path, replace: bool, db: str) -> None:
+def import_command(file: Path, replace: bool, clock: str | None, db: str) -> None:
     """Import characters from an export file (one character or a whole world)."""
-    try:
-        document = json.loads(file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise click.ClickException(f"{file} is not JSON: {error.msg} (line {error.lineno})") from error
+    size = file.stat().st_size
+    if size > MAX_DOCUMENT_BYTES:
+        raise InvalidInput(f"{file} is {size:,} bytes; an import file is at most "
+                           f"{MAX_DOCUMENT_BYTES:,} (import its characters in parts)")
+    document = load_json(file.read_bytes(), what=str(file))
     if not isinstance(document, dict):
         raise click.ClickException(f"{file} is not a curator export")
     with Curator(db) as curator:
-        imported = curator.import_document(document, replace=replace)
+        imported = curator.import_document(document, replace=replace, clock=clock)
     click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")
 
+
+
+@click.command(name="clock")
+@click.option("--set", "world_time", metavar="WORLD_TIME",
+              help="Set the clock to this ISO 8601 time (not before the latest observed turn)")
+@db_option
+@json_option
+@one_line_errors
+def clock_command(world_time: str | None, db: str, as_json: bool) -> None:
+    """Show the world clock (the time a turn may not be earlier than), or set it with --set."""
+    with Curator(db, model=None, decider=READ_ONLY) as curator:
+        old = curator.set_clock(world_time) if world_time is not None else None
+        clock = curator.world.clock()
+        latest = latest_turn_time(curator.world)
+    shown = {"clock": iso(clock) if clock else None, "latest_turn": iso(latest) if latest else None}
+    if as_json:
+        print_json({**shown, **({"was": iso(old) if old else None} if world_time is not None else {})})
+        return
+    if world_time is not None:
+        click.echo(f"Clock set to {shown['clock']} (was {iso(old) if old else 'unset'})")
+    else:
+        click.echo(f"Clock: {shown['clock'] or 'unset'}; latest turn: {shown['latest_turn'] or 'none'}")
 
 
 @click.command(name="calls")

@@ -20,12 +20,19 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 MAX_TEXT = 4_000
 MAX_REALITY = 20_000
 MAX_NAMES = 32
+# A persona is sent in every prompt and context of its character: a turn's text cap, not a book.
+MAX_PERSONA = MAX_TEXT
+# A turn's JSON text: every field at its cap, escaped as \uXXXX, fits with room to spare; a
+# longer text is refused before it is parsed (a 1 GB line is a bug, not a turn).
+MAX_TURN_JSON = 1_000_000
 
 _CHARACTER_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 
 
 def normalize_character_id(value: str) -> str:
     """Character ids are case-insensitive words: ' Wolf ' and 'wolf' are the same character."""
+    if not isinstance(value, str):
+        raise ValueError(f"a character id is text, not {type(value).__name__}")
     key = value.strip().casefold()
     if not _CHARACTER_ID.match(key):
         raise ValueError(
@@ -56,10 +63,30 @@ def display_name(character_id: str) -> str:
 
 
 def to_utc(value: datetime) -> datetime:
-    """Game time is compared across turns, so every timestamp is made timezone-aware UTC."""
+    """Game time is compared across turns, so every timestamp is made timezone-aware UTC.
+    A time whose zone puts it before year 1 or after 9999 in UTC is a ValueError (pydantic
+    and every caller report those; an OverflowError would escape as a traceback)."""
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as error:
+        raise ValueError(f"{value.isoformat()} is outside years 1-9999 in UTC") from error
+
+
+def parse_time(value: datetime | str) -> datetime:
+    """A world time from a datetime or ISO 8601 text, in UTC; anything else is a ValueError.
+    The one reader of times a caller gives (turns, `fade --until`, `evolve --world-time`,
+    import documents)."""
+    if isinstance(value, datetime):
+        return to_utc(value)
+    if not isinstance(value, str):
+        raise ValueError(f"a world time is ISO 8601 text, not {type(value).__name__}")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as error:
+        raise ValueError(f"not an ISO 8601 time: {value[:64]!r}") from error
+    return to_utc(parsed)
 
 
 @lru_cache(maxsize=4096)
@@ -245,6 +272,12 @@ class Memory(BaseModel):
     archived_at: datetime | None = None
     archived_reason: str | None = None
 
+    @field_validator("last_recalled", "created_at", "strength_at", "archived_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        # Checked here, so a time whose zone leaves the calendar is refused with its field.
+        return None if value is None else to_utc(value)
+
     @property
     def valence_label(self) -> str:
         if self.valence > 0.15:
@@ -276,6 +309,11 @@ class Relationship(BaseModel):
     last_interaction: datetime | None = None
     recent_memories: list[Memory] = Field(default_factory=list)
     core_memories: list[Memory] = Field(default_factory=list)
+
+    @field_validator("first_met", "last_interaction")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else to_utc(value)
 
 
 class SelfState(BaseModel):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from curator.domain.lexicon import DETERMINERS
-from curator.domain.models import Gap, Turn, iso
+from curator.domain.models import Gap, Turn, iso, parse_time
 from curator.store.world import World
 
 MAX_SKILL = 40
@@ -138,4 +138,4 @@ def import_practice(world: World, character: str, doc: dict[str, object]) -> Non
         "insert into practice (character, skill, attempts, went_as_meant, went_wrong, named, last_turn, "
         "last_at) values (?, ?, ?, ?, ?, ?, ?, ?)",
         (character, str(doc["skill"])[:MAX_SKILL], attempts, good, bad, int(bool(doc.get("named"))),
-         str(doc["last_turn"]), iso(datetime.fromisoformat(str(doc["last_at"])))))
+         str(doc["last_turn"]), iso(parse_time(str(doc["last_at"])))))

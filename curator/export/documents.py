@@ -46,9 +46,11 @@ from curator.domain.models import (
     Tier,
     iso,
     normalize_character_id,
+    parse_time,
 )
 from curator.export.evolution import clear_evolution, import_evolution, import_reports
 from curator.export.fields import FieldError, at, items, join, mapping, section
+from curator.export.limits import check_texts, clock_of
 from curator.export.network import clear_network, import_network, with_lens_weights
 from curator.recall.blocks import import_blocks
 from curator.recall.passages import import_passages
@@ -157,9 +159,10 @@ class Imported:
 
 
 def import_document(world: World, document: Mapping[str, Any], *, replace: bool = False,
-                    appraisal: AppraisalConfig | None = None) -> Imported:
+                    appraisal: AppraisalConfig | None = None, clock: str | None = None) -> Imported:
     """Write the characters of an export into `world` (inside the caller's transaction: on
-    any error nothing of it may be committed). `appraisal` is the importing configuration."""
+    any error nothing of it may be committed). `appraisal` is the importing configuration;
+    `clock` the clock to read the document as of, when not its own (limits.clock_of)."""
     kind = document.get("format") if isinstance(document, Mapping) else None
     if kind not in ("curator.world", "curator.character"):
         raise MalformedExport(f"not a curator export (format {kind!r})", field="format")
@@ -170,8 +173,11 @@ def import_document(world: World, document: Mapping[str, Any], *, replace: bool 
     done = Imported([], appraisal or AppraisalConfig())
     name: str | None = None
     try:
+        check_texts(document)
+        world_clock = world.clock()
         with at("clock"):
-            clock = _time(document.get("clock"))
+            stated = _time(document.get("clock"))
+        documents_clock = clock_of(stated, document, world_clock, clock, field="clock")
         docs = items(document, "characters") if kind == "curator.world" else [document]
         for n, doc in enumerate(docs):
             name = None
@@ -180,7 +186,9 @@ def import_document(world: World, document: Mapping[str, Any], *, replace: bool 
                 info = doc.get("character")
                 name = str(info.get("id")) if isinstance(info, Mapping) and info.get("id") else None
                 with at("as_of"):
-                    as_of = _time(doc.get("as_of")) or clock
+                    own = _time(doc.get("as_of"))
+                as_of = (clock_of(own, doc, world_clock, clock, field="as_of")
+                         if own is not None or kind == "curator.character" else documents_clock)
                 owner = _import_character(world, doc, replace=replace, as_of=as_of)
                 done.appraisal = with_lens_weights(done.appraisal, owner, doc)
             done.characters.append(owner)
@@ -197,7 +205,7 @@ def _time(value: Any) -> str | None:
     """A document's time as curator writes it (None stays None); a bad one is a ValueError."""
     if value is None:
         return None
-    return iso(datetime.fromisoformat(str(value)))
+    return iso(parse_time(value if isinstance(value, datetime) else str(value)))
 
 
 def _advance_clock(world: World, as_of: str | None) -> None:

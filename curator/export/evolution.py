@@ -25,12 +25,11 @@ at that time would have (evolution.drift). Trust and rapport travel with relatio
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from curator.domain.models import iso
+from curator.domain.models import iso, parse_time
 from curator.evolution.cycle import save_snapshot, snapshots
 from curator.evolution.goals import export_goals, import_goal
 from curator.evolution.personality import PersonalitySnapshot
@@ -130,7 +129,7 @@ def import_evolution(world: World, owner: str, doc: Mapping[str, Any]) -> None:
         with at(f"personality_snapshots.{n}"):
             snapshot = PersonalitySnapshot.model_validate({**mapping(item), "character": owner, "id": None})
             with at("world_time"):
-                datetime.fromisoformat(snapshot.world_time)
+                parse_time(snapshot.world_time)
             if not 0 <= snapshot.through_change < len(change_ids):
                 raise FieldError("through_change", "counts the character's attribute_changes: "
                                  f"0..{len(change_ids) - 1}, got {snapshot.through_change}")
@@ -147,7 +146,7 @@ def import_evolution(world: World, owner: str, doc: Mapping[str, Any]) -> None:
         with at("evolution_mark"):
             raw = mapping(mark)["world_time"]
             with at("world_time"):
-                when = iso(datetime.fromisoformat(raw))
+                when = iso(parse_time(raw))
         # The turns of the importing world up to the mark are treated as drawn on, like
         # evolution.drift's own mark; later turns are the character's next experiences.
         through = world.conn.execute("select coalesce(max(seq), 0) from turns where world_time <= ?",

@@ -12,16 +12,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, ValidationError
 
 from curator.domain.errors import InvalidInput
+from curator.domain.models import parse_time
 
 
 def _iso_time(value: str) -> str:
-    datetime.fromisoformat(value)  # raises ValueError: not an ISO 8601 time
+    parse_time(value)  # raises ValueError: not an ISO 8601 time, or outside years 1-9999 in UTC
     return value  # kept as written, so a document exported again reads the same
 
 
@@ -60,8 +60,12 @@ def at(path: str, *, renames: Mapping[str, str] | None = None) -> Iterator[None]
     except InvalidInput as error:
         message = str(error).split(": ", 2)[-1] if error.field else str(error)
         raise FieldError(join(path, error.field), message) from error
-    except (TypeError, ValueError, AttributeError, sqlite3.IntegrityError) as error:
-        # IntegrityError: the document names one memory twice, say.
+    except (TypeError, ValueError, AttributeError, OverflowError, sqlite3.IntegrityError,
+            sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.DataError) as error:
+        # IntegrityError: the document names one memory twice, say; OverflowError: an integer
+        # from a Python caller too large for SQLite; Programming/Interface/DataError: a value of
+        # a type SQLite cannot bind (a list where a time belongs). Not OperationalError: a busy
+        # or broken world file is not the document's fault.
         raise FieldError(path, str(error)) from error
 
 

@@ -15,6 +15,11 @@ fallback returns the same type. This module holds what all of them share:
 - The JSON schema a model is shown is compact (no titles, no class docstrings): the template
   already explains each field, and every schema token is paid on every call.
 - `MemoryView`: a memory as a decision is shown it.
+- Bounds: whatever a decision declares, no string in it is longer than `MAX_MODEL_STRING` and
+  no list or object has more than `MAX_MODEL_ITEMS` entries (`DecisionModel` checks its input
+  before anything else). A model's answer is stored and then sent in later prompts; a
+  100,000-character trait or reason would be paid for on every call after it. The check adds
+  nothing to the schema (recorded fixtures are keyed by it); the fields' own caps are tighter.
 """
 
 from __future__ import annotations
@@ -24,11 +29,15 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode
 
 from curator.domain.models import Memory, iso
 from curator.model.answer_checks import check_text
+
+# The longest text any decision holds is a summary or a narrative (1,200 characters).
+MAX_MODEL_STRING = 2_000
+MAX_MODEL_ITEMS = 128  # a turn names at most 64 characters besides the perceiver
 
 _SCOPE: ContextVar[dict[str, Any] | None] = ContextVar("curator_validation_scope", default=None)
 
@@ -74,9 +83,15 @@ def _strip(node: Any, *, top: bool = False) -> Any:
 
 
 class DecisionModel(BaseModel):
-    """A step's answer: extra fields forbidden, a compact schema for the model."""
+    """A step's answer: extra fields forbidden, every string and list bounded, a compact schema."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded(cls, data: Any) -> Any:
+        _check_bounds(data, "")
+        return data
 
     @classmethod
     def model_json_schema(cls, by_alias: bool | None = True, ref_template: str = DEFAULT_REF_TEMPLATE,
@@ -84,6 +99,30 @@ class DecisionModel(BaseModel):
                           mode: JsonSchemaMode = "validation", **kwargs: Any) -> dict[str, Any]:
         return super().model_json_schema(by_alias=by_alias, ref_template=ref_template,
                                          schema_generator=schema_generator, mode=mode, **kwargs)
+
+
+def _check_bounds(data: Any, path: str) -> None:
+    """Refuse the first string longer than MAX_MODEL_STRING or collection longer than
+    MAX_MODEL_ITEMS, naming where (the message goes back to the model on a retry)."""
+    stack: list[tuple[Any, str, int]] = [(data, path, 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, str):
+            if len(value) > MAX_MODEL_STRING:
+                raise ValueError(f"{where or 'text'} is {len(value):,} characters; at most "
+                                 f"{MAX_MODEL_STRING:,}: write it shorter")
+        elif isinstance(value, dict | list | tuple):
+            if len(value) > MAX_MODEL_ITEMS:
+                raise ValueError(f"{where or 'the answer'} has {len(value):,} entries; at most "
+                                 f"{MAX_MODEL_ITEMS}")
+            if depth > 8:  # no decision nests deeper than 4
+                raise ValueError(f"{where or 'the answer'} is nested too deeply")
+            pairs = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in pairs:
+                if isinstance(key, str) and len(key) > MAX_MODEL_STRING:
+                    raise ValueError(f"{where or 'the answer'} has a key of {len(key):,} characters; "
+                                     f"at most {MAX_MODEL_STRING:,}")
+                stack.append((item, f"{where}.{key}" if where else str(key), depth + 1))
 
 
 class MemoryView(BaseModel):

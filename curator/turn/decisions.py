@@ -22,6 +22,9 @@ from curator.model.decision import DecisionModel, ModelText, decision_context
 from curator.turn.judgement import Judgement
 
 MAX_MEMORIES_PER_TURN = 4
+# A trait is a word or two ("brave", "quick to anger"); relationships keep them and every
+# later prompt about the subject shows them.
+MAX_TRAIT = 40
 
 
 class MemoryDraft(DecisionModel):
@@ -57,7 +60,12 @@ class MemoryDraft(DecisionModel):
     @field_validator("traits")
     @classmethod
     def _trait_words(cls, value: list[str]) -> list[str]:
-        return [t.strip().lower() for t in value if t.strip()]
+        traits = [t.strip().lower() for t in value if t.strip()]
+        for trait in traits:
+            if len(trait) > MAX_TRAIT:
+                raise ValueError(f"a trait is a word or two (at most {MAX_TRAIT} characters), "
+                                 f"like 'brave'; got {len(trait)} characters")
+        return traits
 
 
 class Feeling(DecisionModel):
@@ -89,6 +97,18 @@ class Interpretation(DecisionModel):
     memories: list[MemoryDraft] = Field(default_factory=list, max_length=MAX_MEMORIES_PER_TURN)
     feelings: list[Feeling] = Field(default_factory=list)
     judgement: Judgement | None = None
+
+    @model_validator(mode="after")
+    def _one_feeling_each(self) -> Interpretation:
+        # One turn moves a feeling once: forty copies of one feeling would move it forty
+        # times (the bond from 0 to +1 in a turn), past what the rules let one turn do.
+        for name, entries in (("feelings", [f.toward for f in self.feelings]),
+                              ("relationship_contexts", [n.about for n in self.relationship_contexts])):
+            twice = sorted({e for e in entries if entries.count(e) > 1})
+            if twice:
+                raise ValueError(f"{name}: one entry per character; {', '.join(map(repr, twice))} "
+                                 "more than once")
+        return self
 
     @model_validator(mode="after")
     def _subjects_were_involved(self, info: ValidationInfo) -> Interpretation:

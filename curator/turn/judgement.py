@@ -35,6 +35,7 @@ HINDRANCES = frozenset({"blocked", "harmed", "betrayed"})
 
 
 MEMORY_WORDS = 40
+MEMORY_CHARS = 300  # what a Judgement's memory holds
 GROUNDING_WORDS = 2  # content words a memory shares with the turn's text, at least
 
 
@@ -69,13 +70,22 @@ class OtherReading(DecisionModel):
 class Judgement(DecisionModel):
     """How one perceiver read one turn, from a model's answer or from the rules."""
 
-    memory: str = Field(min_length=1, max_length=300)
+    memory: str = Field(min_length=1, max_length=MEMORY_CHARS)
     emotion: str = Field(min_length=1, max_length=30)
     gap: Gap
     others: list[OtherReading] = Field(default_factory=list)
     significance: Significance
     harm: bool = False
     danger: bool = False
+
+    @field_validator("others")
+    @classmethod
+    def _one_reading_each(cls, value: list[OtherReading]) -> list[OtherReading]:
+        ids = [r.id for r in value]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"one reading per character; {', '.join(map(repr, twice))} more than once")
+        return value
 
     def reading_of(self, other: str) -> OtherReading:
         for reading in self.others:
@@ -101,6 +111,9 @@ class JudgementAnswer(DecisionModel):
         if not any(ch.isalpha() for ch in value):
             raise ValueError("memory must be words, not symbols")
         value = first_sentences(value.strip())
+        if len(value) > MEMORY_CHARS:  # forty words of one unbroken string are still one word
+            raise ValueError(f"memory is one sentence of at most {MEMORY_CHARS} characters; "
+                             f"got {len(value)}")
         told = decision_context(info).get("told")
         # A small model often hands back an earlier memory from its prompt ("Lately: …") or
         # an example's: a memory of this turn shares words with what happened in it. Checked on

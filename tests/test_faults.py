@@ -238,7 +238,7 @@ def test_migrations_are_recorded_and_an_existing_file_is_backed_up(tmp_path: Pat
         conn.execute("create table notes (text)")
         conn.execute("insert into notes values ('keep me')")
     conn.close()
-    Curator(older).close()
+    Curator(older, force=True).close()  # a database with tables of its own: only when asked
     (backup,) = tmp_path.glob("older.db.bak-before-m001_initial")
     with sqlite3.connect(backup) as conn:
         assert conn.execute("select text from notes").fetchall() == [("keep me",)]

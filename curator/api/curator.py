@@ -29,6 +29,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from curator.api.access import Connections, translated
 from curator.api.reads import WorldReads
 from curator.domain.config import AppraisalConfig, CuratorConfig
 from curator.domain.errors import (
@@ -52,7 +53,6 @@ from curator.model.calls import CallRecord, log_calls, read_calls
 from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
-from curator.store.opening import open_world
 from curator.store.world import World
 from curator.turn.pipeline import Curation
 
@@ -86,25 +86,38 @@ def parse_turn(data: Turn | Mapping[str, Any] | str | bytes) -> Turn:
         raise InvalidTurn(message, field=field, turn_id=turn_id) from error
 
 
+@translated
 class Curator(WorldReads):
-    """Memories for the characters of one world (one SQLite file)."""
+    """Memories for the characters of one world (one SQLite file). Safe to share between
+    threads: each thread that uses it gets a connection of its own (access.py)."""
 
     def __init__(self, db: str | Path = "curator.db", *, config: CuratorConfig | None = None,
-                 model: ModelSettings | str | None = None, decider: Decider | None = None):
+                 model: ModelSettings | str | None = None, decider: Decider | None = None,
+                 create: bool = True, force: bool = False):
         """`model`: a litellm model name or `ModelSettings`; None reads `$CURATOR_MODEL`, and
-        with neither every step is decided by its fallback. `decider` replaces both."""
+        with neither every step is decided by its fallback. `decider` replaces both.
+
+        `create=False` refuses a file that does not exist (`WorldNotFound`) instead of making
+        a new world; `force=True` adds a world's tables to an SQLite database that has tables
+        of its own (refused with `ForeignDatabase` otherwise)."""
         self.config = config or CuratorConfig()
         self.decider: Decider = decider or FallbackDecider()
         settings = None
         if decider is None:
             settings = model if isinstance(model, ModelSettings) else ModelSettings.from_env(model=model)
         self.gateway: ModelGateway | None = ModelGateway(settings) if settings is not None else None
-        self.world: World = open_world(db, busy_timeout_ms=self.config.busy_timeout_ms)
+        self.connections = Connections(db, busy_timeout_ms=self.config.busy_timeout_ms,
+                                       create=create, force=force)
+
+    @property
+    def world(self) -> World:
+        """The world as this thread's connection sees it."""
+        return self.connections.world()
 
     def close(self) -> None:
         if self.gateway is not None:
             self.gateway.close()
-        self.world.close()
+        self.connections.close()
 
     def __enter__(self) -> Curator:
         return self

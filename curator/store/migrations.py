@@ -367,3 +367,8 @@ def _run_script(conn: sqlite3.Connection, script: str) -> None:
             if statement != ";":
                 conn.execute(statement)
             pending = ""
+
+
+def known_names() -> list[str]:
+    """The names of every migration this curator knows, in order (the last is its schema)."""
+    return [m.name for m in migrations._migrations]

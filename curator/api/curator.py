@@ -186,10 +186,13 @@ class Curator(WorldReads):
                                           field="id", turn_id=turn.id)
                 previous = TurnResult.model_validate_json(logged[1] or "{}")
                 return previous.model_copy(update={"duplicate": True})
-            clock = world.clock()
-            if clock is not None and turn.world_time < clock:
-                raise TimeWentBackwards(f"{iso(turn.world_time)} is before the world clock "
-                                        f"{iso(clock)}", field="world_time", turn_id=turn.id)
+            perceiver_ids = list(dict.fromkeys([turn.actor, *turn.observers]))
+            # Each character has its own clock (m010): several writers whose game clocks
+            # interleave, each with its own characters, are all accepted.
+            for who, clock in world.character_clocks(perceiver_ids).items():
+                if turn.world_time < clock:
+                    raise TimeWentBackwards(f"{iso(turn.world_time)} is before {who}'s last turn at "
+                                            f"{iso(clock)}", field="world_time", turn_id=turn.id)
             curation = Curation(world, self.config, decider)
             created = world.ensure_characters(turn.characters, turn.world_time)
             curation.changes.created_characters.extend(created)
@@ -211,7 +214,7 @@ class Curator(WorldReads):
             world.log_turn(turn_id=turn.id, seq=world.next_turn_seq(), world_time=turn.world_time,
                            digest=digest, payload=payload, result=result.model_dump_json(),
                            received_at=iso(datetime.now(UTC)))
-            world.set_meta("clock", iso(turn.world_time))
+            world.advance_clocks(perceiver_ids, turn.world_time)
         return result
 
     def _drive(self, units: Sequence[Unit[R]]) -> list[R]:

@@ -57,6 +57,21 @@ class World(Transactions):
         """What time it is for a write: the world clock once a turn has set it, else UTC now."""
         return self.clock() or datetime.now(UTC)
 
+    def character_clocks(self, ids: list[str]) -> dict[str, datetime]:
+        """The clocks of those of `ids` that have one: the time of the last turn each perceived."""
+        marks = ", ".join("?" * len(ids))
+        return {r[0]: _dt(r[1]) for r in self.conn.execute(
+            f"select id, clock from characters where id in ({marks}) and clock is not null", ids)}
+
+    def advance_clocks(self, ids: list[str], to: datetime) -> None:
+        """Set these characters' clocks, and the world's if `to` is later: the world clock is the
+        latest time any writer has reached, and never goes back."""
+        marks = ", ".join("?" * len(ids))
+        self.conn.execute(f"update characters set clock = ? where id in ({marks})", (iso(to), *ids))
+        clock = self.clock()
+        if clock is None or to > clock:
+            self.set_meta("clock", iso(to))
+
     def logged_turn(self, turn_id: str) -> tuple[str, str | None] | None:
         row = self.conn.execute("select digest, result from turns where id = ?", (turn_id,)).fetchone()
         return None if row is None else (row[0], row[1])

@@ -30,6 +30,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import ValidationError
 
 from curator.api.access import Connections, translated
+from curator.api.cycles import cycle_units, fade_in_batches
 from curator.api.reads import WorldReads
 from curator.domain.config import AppraisalConfig, CuratorConfig
 from curator.domain.errors import (
@@ -46,7 +47,6 @@ from curator.domain.models import (
     to_utc,
 )
 from curator.domain.results import ChangeSet, TurnResult
-from curator.evolution.cycle import evolve_world
 from curator.evolution.report import EvolutionReport
 from curator.export.documents import import_document
 from curator.model.calls import CallRecord, log_calls, read_calls
@@ -268,39 +268,32 @@ class Curator(WorldReads):
         return self._drive([Unit(attempt)])[0]
 
     def fade(self, until: datetime | str | None = None) -> ChangeSet:
-        """Apply time fading to every recent memory up to `until` (default: the world clock)."""
-        with self.world.transaction() as world:
-            clock = world.clock()
-            when = _parse_time(until, "until") if until is not None else clock
-            if when is None:
-                return ChangeSet()
-            if clock is not None and when < clock:
-                raise InvalidInput(f"{iso(when)} is before the world clock {iso(clock)}", field="until")
-            curation = Curation(world, self.config, self.decider)
-            curation.fade_to(when)
-        return curation.changes
+        """Apply time fading to every recent memory up to `until` (default: the world clock),
+        in short transactions (cycles.py)."""
+        clock = self.world.clock()
+        when = _parse_time(until, "until") if until is not None else clock
+        if when is None:
+            return ChangeSet()
+        return fade_in_batches(lambda: self.world, self.config, self.decider, when, field="until")
 
     def evolve(self, world_time: datetime | str | None = None) -> EvolutionReport:
-        """An evolution cycle at `world_time` (default: the world clock), in one
-        transaction: fade memories, drift attributes, trust and rapport with what each
-        character lived through since its last cycle, take personality snapshots, detect
-        drift, refresh identity narratives (a model's, else the fallback's) and store a
-        Markdown report (evolution_cycle.py). Running it twice at one time changes nothing."""
-        def attempt(decider: Decider, commit: bool) -> EvolutionReport:
-            with self.world.transaction(commit=commit) as world:
-                clock = world.clock()
-                when = _parse_time(world_time, "world_time") if world_time is not None else clock
-                when = when or datetime.now(UTC)
-                if clock is not None and when < clock:
-                    raise InvalidInput(f"{iso(when)} is before the world clock {iso(clock)}",
-                                       field="world_time")
-                curation = Curation(world, self.config, decider)
-                curation.fade_to(when)
-                return evolve_world(world, self.config, decider, when, curation.changes.forgotten)
-
+        """An evolution cycle at `world_time` (default: the world clock): fade memories, drift
+        attributes, trust and rapport with what each character lived through since its last
+        cycle, take personality snapshots, detect drift, refresh identity narratives (a
+        model's, else the fallback's) and store a Markdown report (evolution/cycle.py). Each
+        character commits on its own (cycles.py), so the game's turns go in between. Running
+        it twice at one time changes nothing."""
+        when = _parse_time(world_time, "world_time") if world_time is not None else None
+        when = when or self.world.clock() or datetime.now(UTC)
+        changes = fade_in_batches(lambda: self.world, self.config, self.decider, when, field="world_time")
+        units = cycle_units(lambda: self.world, self.config, when, changes)
         if self.gateway is None:
-            return attempt(self.decider, True)
-        return self._drive([Unit(attempt)])[0]
+            results = [unit.attempt(self.decider, True) for unit in units]  # type: ignore[arg-type]
+        else:
+            results = self._drive(units)
+        report = results[-1]
+        assert isinstance(report, EvolutionReport)
+        return report
 
     def set_persona(self, character: str, persona: str) -> None:
         with self.world.transaction() as world:

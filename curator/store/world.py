@@ -274,11 +274,12 @@ class World(Transactions):
             (recent if row[9] == "recent" else core).append(memory_from_row(row))
         return recent, core
 
-    def recent_memories_before(self, until: datetime) -> Iterator[Memory]:
-        """Every recent-tier memory whose strength was last set before `until` (for fading)."""
+    def recent_memories_before(self, until: datetime, *, limit: int | None = None) -> Iterator[Memory]:
+        """Every recent-tier memory whose strength was last set before `until` (for fading);
+        with `limit`, the first `limit` of them."""
         rows = self.conn.execute(
-            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq",
-            (iso(until),)).fetchall()
+            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq "
+            "limit ?", (iso(until), -1 if limit is None else limit)).fetchall()
         return (memory_from_row(row) for row in rows)
 
     def archived_memories(self, owner: str, subject: str | None = None, *,

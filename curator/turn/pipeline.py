@@ -85,14 +85,19 @@ class Curation:
         self.fade_thread(thread, now)
         return thread
 
-    def fade_to(self, now: datetime) -> None:
+    def fade_to(self, now: datetime, *, limit: int | None = None) -> int:
         """Fade every recent memory to world time `now` (fully faded ones are archived, with
         their fade review) and move the world clock there: `fade --until` and each evolution
-        cycle start with this."""
-        for memory in self.world.recent_memories_before(now):
+        cycle start with this. With `limit`, only the first `limit` not yet faded to `now`
+        (called again until it returns fewer, each call its own short transaction); returns
+        how many it faded."""
+        faded = 0
+        for memory in self.world.recent_memories_before(now, limit=limit):
+            faded += 1
             if not self.fade_memory(memory, now):
                 self.world.update_memory(memory)
         self.world.set_meta("clock", iso(now))
+        return faded
 
     def fade_memory(self, memory: Memory, now: datetime) -> bool:
         """Bring one memory's strength up to `now`; archive it as forgotten at zero (True)."""

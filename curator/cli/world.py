@@ -13,8 +13,16 @@ from pathlib import Path
 
 import click
 
-from curator.api.curator import Curator
-from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, print_json
+from curator.cli.options import (
+    READ_ONLY,
+    check_out,
+    db_option,
+    json_option,
+    one_line_errors,
+    open_curator,
+    print_json,
+    write_out,
+)
 from curator.cli.show import print_character
 from curator.domain.models import display_name
 from curator.export.evolution import evolution_document
@@ -42,7 +50,7 @@ def show(character: str, about: str | None, links: bool, db: str, as_json: bool)
     if links:
         _show_links(character, key, db, as_json)
         return
-    with Curator(db) as curator:
+    with open_curator(db, read=True) as curator:
         if as_json:  # export_character reads the character itself: read it once
             document = curator.export_character(character)
             name, others = document["character"]["name"], document["relationships"]
@@ -64,7 +72,7 @@ def show(character: str, about: str | None, links: bool, db: str, as_json: bool)
 
 
 def _show_links(character: str, about: str | None, db: str, as_json: bool) -> None:
-    with Curator(db) as curator:
+    with open_curator(db, read=True) as curator:
         memories = curator.links(character)
         owner = curator.character(character).id
     if about is not None:
@@ -90,7 +98,7 @@ def _show_links(character: str, about: str | None, db: str, as_json: bool) -> No
 @one_line_errors
 def characters_command(db: str, as_json: bool) -> None:
     """List the characters of the world with their memory counts."""
-    with Curator(db) as curator:
+    with open_curator(db, read=True) as curator:
         rows = [{"id": c, **curator.counts(c)} for c in curator.characters()]
     if as_json:
         print_json(rows)
@@ -109,7 +117,9 @@ def characters_command(db: str, as_json: bool) -> None:
 def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> None:
     """Export the world (or only CHARACTERS) as JSON: each character's self memories and
     relationships (immediate context, recent memories, summary, core memories)."""
-    with Curator(db) as curator:
+    if out is not None:
+        check_out(out, db=db)
+    with open_curator(db, read=True) as curator:
         if len(characters) == 1:
             document = curator.export_character(characters[0])
         else:
@@ -122,7 +132,7 @@ def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> No
     if out is None:
         click.echo(text)
     else:
-        out.write_text(text + "\n", encoding="utf-8")
+        write_out(out, text + "\n", db=db)
         click.echo(f"Wrote {out}", err=True)
 
 
@@ -139,7 +149,7 @@ def import_command(file: Path, replace: bool, db: str) -> None:
         raise click.ClickException(f"{file} is not JSON: {error.msg} (line {error.lineno})") from error
     if not isinstance(document, dict):
         raise click.ClickException(f"{file} is not a curator export")
-    with Curator(db) as curator:
+    with open_curator(db) as curator:
         imported = curator.import_document(document, replace=replace)
     click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")
 
@@ -159,7 +169,7 @@ def import_command(file: Path, replace: bool, db: str) -> None:
 def calls_command(turn_id: str | None, character: str | None, outcome: str | None, limit: int,
                   full: bool, db: str, as_json: bool) -> None:
     """Show the model call log: step, template, model, outcome, tokens, latency, attempts."""
-    with Curator(db, model=None, decider=READ_ONLY) as curator:
+    with open_curator(db, read=True, model=None, decider=READ_ONLY) as curator:
         records = curator.calls(turn_id=turn_id, character=character, limit=limit,
                                 outcome=outcome)  # type: ignore[arg-type]
         total = summarize_calls(curator.world)

@@ -77,6 +77,11 @@ class WorldFormatError(CuratorError):
     """A world file or an export document is not something curator can read."""
 
 
+class OutputError(CuratorError):
+    """A report or export could not be written where `--out` said (a missing folder, a full
+    disk); nothing was left half-written there."""
+
+
 class WorldCorrupt(WorldFormatError):
     """The world file is damaged (SQLite found a malformed page); restore it from a backup."""
 

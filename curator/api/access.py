@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from curator.store.failures import translate
+from curator.store.failures import about_the_file, translate
 from curator.store.opening import open_world
 from curator.store.world import World
 
@@ -83,6 +83,8 @@ def _wrap(method: Callable[..., Any]) -> Callable[..., Any]:
             try:
                 return await method(self, *args, **kwargs)
             except sqlite3.Error as error:
+                if not about_the_file(error):
+                    raise
                 raise translate(error, _path(self), doing=method.__name__) from error
         guarded_async.__translated__ = True  # type: ignore[attr-defined]
         return guarded_async
@@ -92,6 +94,8 @@ def _wrap(method: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as error:
+            if not about_the_file(error):
+                raise
             raise translate(error, _path(self), doing=method.__name__) from error
     guarded.__translated__ = True  # type: ignore[attr-defined]
     return guarded

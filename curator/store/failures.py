@@ -4,7 +4,8 @@
 SQLite reports a full disk, a read-only file or a damaged page as a result code on the error
 (`sqlite_errorcode`); the message alone is not enough (a full disk during a transaction can be
 followed by "cannot rollback - no transaction is active", which says nothing of the cause).
-Everything that opens, reads or writes a world passes its errors through `translate`.
+Everything that opens, reads or writes a world passes its errors through `translate`; an
+error about a statement (a constraint that failed) is not about the file and stays as it is.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from curator.domain.errors import (
 # SQLite's primary result codes (sqlite.org/rescode.html); the extended code's low byte.
 _PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT = 3, 5, 6, 8, 10, 11
 _FULL, _CANTOPEN, _NOTADB = 13, 14, 26
+_ABOUT_THE_FILE = {_PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB}
 # Extended I/O errors that mean the disk is full or the file read-only, not a damaged disk.
 _IOERR_WRITE_FULL = {errno.ENOSPC, errno.EDQUOT}
 
@@ -36,6 +38,17 @@ def is_locked(error: sqlite3.Error) -> bool:
         return code in (_BUSY, _LOCKED)
     text = str(error).lower()
     return "locked" in text or "busy" in text
+
+
+def about_the_file(error: sqlite3.Error) -> bool:
+    """Whether the error is about the world file (full, read-only, damaged, locked, cannot be
+    opened) rather than about the statement (a constraint, a bug), which stays as it is."""
+    code = _primary(error)
+    if code is not None:
+        return code in _ABOUT_THE_FILE
+    text = str(error).lower()
+    return any(word in text for word in ("disk is full", "readonly", "malformed", "locked", "busy",
+                                         "unable to open", "not a database", "disk i/o"))
 
 
 def translate(error: BaseException, path: str, *, doing: str = "write") -> CuratorError:

@@ -20,7 +20,7 @@ from sqlite_utils import Database
 
 from curator.domain.errors import WorldLocked
 from curator.store.checkpoint import Checkpointer
-from curator.store.failures import is_locked, translate
+from curator.store.failures import about_the_file, is_locked, translate
 from curator.store.writelock import LockTimeout, WriteLock
 
 
@@ -60,7 +60,9 @@ class Transactions:
                     yield self
                 except sqlite3.Error as error:
                     self._rollback()
-                    raise translate(error, self.path) from error
+                    if about_the_file(error):
+                        raise translate(error, self.path) from error
+                    raise
                 except BaseException:
                     self._rollback()
                     raise
@@ -71,7 +73,9 @@ class Transactions:
                     self.conn.execute("commit")
                 except sqlite3.Error as error:
                     self._rollback()
-                    raise translate(error, self.path, doing="commit") from error
+                    if about_the_file(error):
+                        raise translate(error, self.path, doing="commit") from error
+                    raise
             finally:
                 if self.writelock is not None:
                     self.writelock.release()

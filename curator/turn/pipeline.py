@@ -86,18 +86,13 @@ class Curation:
         return thread
 
     def fade_to(self, now: datetime, *, limit: int | None = None) -> int:
-        """Fade every recent memory to world time `now` (fully faded ones are archived, with
-        their fade review) and move the world clock there: `fade --until` and each evolution
-        cycle start with this. With `limit`, only the first `limit` not yet faded to `now`
-        (called again until it returns fewer, each call its own short transaction); returns
-        how many it faded."""
-        faded = 0
-        for memory in self.world.recent_memories_before(now, limit=limit):
-            faded += 1
+        """Fade recent memories (the first `limit`) to world time `now`, archiving the faded-out, and
+        set the world clock there; returns how many (`fade` and evolution cycles start here)."""
+        for memory in (memories := list(self.world.recent_memories_before(now, limit=limit))):
             if not self.fade_memory(memory, now):
                 self.world.update_memory(memory)
         self.world.set_meta("clock", iso(now))
-        return faded
+        return len(memories)
 
     def fade_memory(self, memory: Memory, now: datetime) -> bool:
         """Bring one memory's strength up to `now`; archive it as forgotten at zero (True)."""

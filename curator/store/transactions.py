@@ -93,6 +93,8 @@ class Transactions:
             except LockTimeout as error:
                 raise WorldLocked(f"world {self.path} stayed locked by other writers for "
                                   f"{self.busy_timeout:g} s") from error
+            except OSError as error:  # the lock file went away or its folder turned read-only
+                raise translate(error, self.path) from error
         pause = 0.002
         while True:
             try:

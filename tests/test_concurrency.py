@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from curator import Curator, CuratorConfig, TimeWentBackwards
+from curator import Curator, CuratorConfig, TimeWentBackwards, WorldLocked
 from curator.store.migrations import known_names
 
 START = datetime(2025, 1, 2, 8, 0, tzinfo=UTC)
@@ -167,3 +167,15 @@ def test_an_evolution_cycle_commits_character_by_character(tmp_path: Path,
     assert all(inside for _, _, inside in seen)
     assert [c.character for c in report.characters] == [f"npc{k}" for k in range(6)]
     assert report.id  # the report, stored last
+
+
+def test_a_writer_held_up_past_its_wait_gets_worldlocked_and_loses_nothing(tmp_path: Path) -> None:
+    """Another curator holds a transaction open: the waiting writer gives up at its deadline
+    with WorldLocked (its place in the queue is let go), and writes once the lock is free."""
+    path = tmp_path / "world.db"
+    with Curator(path) as holder, Curator(path, config=CuratorConfig(busy_timeout_ms=100)) as waiter:
+        with holder.world.transaction(), pytest.raises(WorldLocked):
+            waiter.observe(turn("late", "bear", START))
+        assert waiter.world.writelock is not None and waiter.world.writelock.waits == 1
+        assert waiter.observe(turn("late", "bear", START)).duplicate is False
+        assert holder.world.turn_count() == 1

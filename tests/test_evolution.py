@@ -478,5 +478,6 @@ def test_cli_evolve_and_reports(tmp_path: Path) -> None:
     context = runner.invoke(cli, ["context", "bear", "--layers", "identity", "--peek", "--db", db])
     assert context.stdout.startswith("# You are Bear\n\n## Who you are now\nBear ")
     empty = tmp_path / "empty.db"
+    Curator(empty).close()  # a world with no cycle yet (a missing file is WorldNotFound)
     none = runner.invoke(cli, ["evolution", "reports", "--db", str(empty)])
     assert none.exit_code == 1 and "no evolution report yet" in none.stderr

@@ -229,7 +229,7 @@ def test_migrations_are_recorded_and_an_existing_file_is_backed_up(tmp_path: Pat
     assert applied == ["m001_initial", "m002_sequence_indexes", "m003_model_calls", "m004_recall",
                        "m005_evolution", "m006_appraisal",
                        "m007_quiet_fts_triggers", "m008_goals_and_practice",
-                       "m009_archive_keeps_its_index_row"]
+                       "m009_archive_keeps_its_index_row", "m010_character_clocks"]
     assert {"owner", "subject", "tier", "strength", "strength_at", "source_turns"} <= columns
     assert mode == "wal"
     assert not list(tmp_path.glob("fresh.db.bak-*"))  # nothing to back up in a new file
@@ -238,7 +238,7 @@ def test_migrations_are_recorded_and_an_existing_file_is_backed_up(tmp_path: Pat
         conn.execute("create table notes (text)")
         conn.execute("insert into notes values ('keep me')")
     conn.close()
-    Curator(older).close()
+    Curator(older, force=True).close()  # a database with tables of its own: only when asked
     (backup,) = tmp_path.glob("older.db.bak-before-m001_initial")
     with sqlite3.connect(backup) as conn:
         assert conn.execute("select text from notes").fetchall() == [("keep me",)]

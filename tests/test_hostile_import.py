@@ -164,9 +164,11 @@ def test_set_clock_is_the_way_back_for_a_locked_world(tmp_path: Path, document: 
     with Curator(db) as world:
         world.import_document(document)
         world.observe(LATER)
-        # What an older curator's import of a far-future document left behind:
+        # What an older curator's import of a far-future document left behind (m010 then
+        # started every character's clock at the world clock):
         with world.world.transaction() as w:
             w.set_meta("clock", FUTURE)
+            w.conn.execute("update characters set clock = ?", (FUTURE,))
             w.conn.execute("update memories set strength_at = ?", (FUTURE,))
         with pytest.raises(TimeWentBackwards):
             world.observe({**LATER, "id": "next", "world_time": "2025-06-02T08:00:00Z"})

@@ -130,7 +130,7 @@ def test_fifty_characters_turns_in_one_batch_are_asked_at_once(tmp_path: Path) -
 def test_a_batch_stops_at_a_bad_turn_and_keeps_the_turns_before_it(tmp_path: Path) -> None:
     echo = FallbackEcho()
     late = turn(1, "bear", minute=30)
-    early = turn(2, "wolf", minute=10)  # earlier than the turn before it: time went backwards
+    early = turn(2, "bear", minute=10)  # earlier than bear's turn before it: time went backwards
     with StubModelServer(echo) as stub, echo_world(tmp_path / "w.db", stub, echo) as world:
         with pytest.raises(TimeWentBackwards):
             world.observe_many([late, early, turn(3, "fox", minute=40)])

@@ -20,6 +20,7 @@ abilities, mood, the network, exports) is `WorldReads` in reads.py, which `Curat
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -28,6 +29,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from curator.api.access import Connections, translated
+from curator.api.cycles import cycle_units, fade_in_batches
 from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
 from curator.domain.config import AppraisalConfig, CuratorConfig
@@ -35,6 +38,7 @@ from curator.domain.errors import (
     ConflictingTurn,
     CuratorError,
     InvalidInput,
+    InvalidTurn,
     TimeWentBackwards,
     UnknownCharacter,
 )
@@ -45,7 +49,6 @@ from curator.domain.models import (
     parse_time,
 )
 from curator.domain.results import ChangeSet, TurnResult
-from curator.evolution.cycle import evolve_world
 from curator.evolution.report import EvolutionReport
 from curator.export.documents import import_document
 from curator.model.calls import CallRecord, log_calls, read_calls
@@ -53,32 +56,44 @@ from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
 from curator.store.clock import set_clock
-from curator.store.opening import open_world
 from curator.store.world import World
 from curator.turn.pipeline import Curation
 
 R = TypeVar("R")
 
 
+@translated
 class Curator(WorldReads):
-    """Memories for the characters of one world (one SQLite file)."""
+    """Memories for the characters of one world (one SQLite file). Safe to share between
+    threads: each thread that uses it gets a connection of its own (access.py)."""
 
     def __init__(self, db: str | Path = "curator.db", *, config: CuratorConfig | None = None,
-                 model: ModelSettings | str | None = None, decider: Decider | None = None):
+                 model: ModelSettings | str | None = None, decider: Decider | None = None,
+                 create: bool = True, force: bool = False):
         """`model`: a litellm model name or `ModelSettings`; None reads `$CURATOR_MODEL`, and
-        with neither every step is decided by its fallback. `decider` replaces both."""
+        with neither every step is decided by its fallback. `decider` replaces both.
+
+        `create=False` refuses a file that does not exist (`WorldNotFound`) instead of making
+        a new world; `force=True` adds a world's tables to an SQLite database that has tables
+        of its own (refused with `ForeignDatabase` otherwise)."""
         self.config = config or CuratorConfig()
         self.decider: Decider = decider or FallbackDecider()
         settings = None
         if decider is None:
             settings = model if isinstance(model, ModelSettings) else ModelSettings.from_env(model=model)
         self.gateway: ModelGateway | None = ModelGateway(settings) if settings is not None else None
-        self.world: World = open_world(db, busy_timeout_ms=self.config.busy_timeout_ms)
+        self.connections = Connections(db, busy_timeout_ms=self.config.busy_timeout_ms,
+                                       create=create, force=force)
+
+    @property
+    def world(self) -> World:
+        """The world as this thread's connection sees it."""
+        return self.connections.world()
 
     def close(self) -> None:
         if self.gateway is not None:
             self.gateway.close()
-        self.world.close()
+        self.connections.close()
 
     def __enter__(self) -> Curator:
         return self
@@ -147,10 +162,13 @@ class Curator(WorldReads):
                                           field="id", turn_id=turn.id)
                 previous = TurnResult.model_validate_json(logged[1] or "{}")
                 return previous.model_copy(update={"duplicate": True})
-            clock = world.clock()
-            if clock is not None and turn.world_time < clock:
-                raise TimeWentBackwards(f"{iso(turn.world_time)} is before the world clock "
-                                        f"{iso(clock)}", field="world_time", turn_id=turn.id)
+            perceiver_ids = list(dict.fromkeys([turn.actor, *turn.observers]))
+            # Each character has its own clock (m010): several writers whose game clocks
+            # interleave, each with its own characters, are all accepted.
+            for who, clock in world.character_clocks(perceiver_ids).items():
+                if turn.world_time < clock:
+                    raise TimeWentBackwards(f"{iso(turn.world_time)} is before {who}'s last turn at "
+                                            f"{iso(clock)}", field="world_time", turn_id=turn.id)
             curation = Curation(world, self.config, decider)
             created = world.ensure_characters(turn.characters, turn.world_time)
             curation.changes.created_characters.extend(created)
@@ -172,7 +190,7 @@ class Curator(WorldReads):
             world.log_turn(turn_id=turn.id, seq=world.next_turn_seq(), world_time=turn.world_time,
                            digest=digest, payload=payload, result=result.model_dump_json(),
                            received_at=iso(datetime.now(UTC)))
-            world.set_meta("clock", iso(turn.world_time))
+            world.advance_clocks(perceiver_ids, turn.world_time)
         return result
 
     def _drive(self, units: Sequence[Unit[R]]) -> list[R]:
@@ -226,39 +244,32 @@ class Curator(WorldReads):
         return self._drive([Unit(attempt)])[0]
 
     def fade(self, until: datetime | str | None = None) -> ChangeSet:
-        """Apply time fading to every recent memory up to `until` (default: the world clock)."""
-        with self.world.transaction() as world:
-            clock = world.clock()
-            when = _parse_time(until, "until") if until is not None else clock
-            if when is None:
-                return ChangeSet()
-            if clock is not None and when < clock:
-                raise InvalidInput(f"{iso(when)} is before the world clock {iso(clock)}", field="until")
-            curation = Curation(world, self.config, self.decider)
-            curation.fade_to(when)
-        return curation.changes
+        """Apply time fading to every recent memory up to `until` (default: the world clock),
+        in short transactions (cycles.py)."""
+        clock = self.world.clock()
+        when = _parse_time(until, "until") if until is not None else clock
+        if when is None:
+            return ChangeSet()
+        return fade_in_batches(lambda: self.world, self.config, self.decider, when, field="until")
 
     def evolve(self, world_time: datetime | str | None = None) -> EvolutionReport:
-        """An evolution cycle at `world_time` (default: the world clock), in one
-        transaction: fade memories, drift attributes, trust and rapport with what each
-        character lived through since its last cycle, take personality snapshots, detect
-        drift, refresh identity narratives (a model's, else the fallback's) and store a
-        Markdown report (evolution_cycle.py). Running it twice at one time changes nothing."""
-        def attempt(decider: Decider, commit: bool) -> EvolutionReport:
-            with self.world.transaction(commit=commit) as world:
-                clock = world.clock()
-                when = _parse_time(world_time, "world_time") if world_time is not None else clock
-                when = when or datetime.now(UTC)
-                if clock is not None and when < clock:
-                    raise InvalidInput(f"{iso(when)} is before the world clock {iso(clock)}",
-                                       field="world_time")
-                curation = Curation(world, self.config, decider)
-                curation.fade_to(when)
-                return evolve_world(world, self.config, decider, when, curation.changes.forgotten)
-
+        """An evolution cycle at `world_time` (default: the world clock): fade memories, drift
+        attributes, trust and rapport with what each character lived through since its last
+        cycle, take personality snapshots, detect drift, refresh identity narratives (a
+        model's, else the fallback's) and store a Markdown report (evolution/cycle.py). Each
+        character commits on its own (cycles.py), so the game's turns go in between. Running
+        it twice at one time changes nothing."""
+        when = _parse_time(world_time, "world_time") if world_time is not None else None
+        when = when or self.world.clock() or datetime.now(UTC)
+        changes = fade_in_batches(lambda: self.world, self.config, self.decider, when, field="world_time")
+        units = cycle_units(lambda: self.world, self.config, when, changes)
         if self.gateway is None:
-            return attempt(self.decider, True)
-        return self._drive([Unit(attempt)])[0]
+            results = [unit.attempt(self.decider, True) for unit in units]  # type: ignore[arg-type]
+        else:
+            results = self._drive(units)
+        report = results[-1]
+        assert isinstance(report, EvolutionReport)
+        return report
 
     def set_persona(self, character: str, persona: str) -> None:
         """Set a character's persona (at most MAX_PERSONA characters: it goes into every prompt)."""

@@ -49,8 +49,11 @@ from curator.store.world import World
 class WorldReads:
     """What `Curator` answers about a world: memories, recall, evolution, goals, network."""
 
-    world: World
     config: CuratorConfig
+
+    @property
+    def world(self) -> World:
+        raise NotImplementedError  # Curator's: this thread's connection
 
     def personality(self, character: str) -> PersonalitySnapshot | None:
         """The character's latest personality snapshot (None before its first cycle)."""

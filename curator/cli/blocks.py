@@ -13,15 +13,15 @@ from typing import Any
 import click
 
 from curator.api.curator import Curator
-from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, print_json
+from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, open_curator, print_json
 from curator.domain.models import display_name, iso, normalize_character_id
 from curator.recall.blocks import DEFAULT_CHAR_LIMIT, Block
 from curator.recall.passages import Passage, PassageHit
 
 
-def _open(db: str) -> Curator:
+def _open(db: str, *, read: bool = False) -> Curator:
     """A world for reading and writing blocks and passages: no model is ever needed."""
-    return Curator(db, model=None, decider=READ_ONLY)
+    return open_curator(db, read=read, model=None, decider=READ_ONLY)
 
 
 def _content(content: str | None, file: Any, *, required: bool) -> str:
@@ -85,7 +85,7 @@ def block() -> None:
 @one_line_errors
 def block_list(character: str, db: str, as_json: bool) -> None:
     """List CHARACTER's blocks: its own and the shared ones attached to it, in prompt order."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         blocks = curator.blocks.list(character)
         who = curator.world.known_character(character)
     if as_json:
@@ -105,7 +105,7 @@ def block_list(character: str, db: str, as_json: bool) -> None:
 @one_line_errors
 def block_show(character: str, label: str, db: str, as_json: bool) -> None:
     """Show the block CHARACTER sees under LABEL (its own, else an attached shared one)."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         found = curator.blocks.get(character, label)
         who = curator.world.known_character(character)
     if as_json:
@@ -199,7 +199,7 @@ def block_detach(owner: str, label: str, characters: tuple[str, ...], db: str) -
 @one_line_errors
 def block_consumers(owner: str, label: str, db: str, as_json: bool) -> None:
     """List the characters OWNER's block LABEL is attached to."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         who = curator.blocks.consumers(owner, label)
     if as_json:
         print_json(who)
@@ -215,7 +215,7 @@ def block_consumers(owner: str, label: str, db: str, as_json: bool) -> None:
 @one_line_errors
 def block_delete(owner: str, label: str, db: str) -> None:
     """Delete OWNER's block LABEL, detaching it from every character."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         gone = curator.blocks.delete(owner, label)
     detached = f", detached from {', '.join(gone.consumers)}" if gone.consumers else ""
     click.echo(f"Deleted block {gone.owner}/{gone.label}{detached}")
@@ -254,7 +254,7 @@ def passage_add(character: str, text: str, tags: tuple[str, ...], db: str) -> No
 def passage_list(character: str, tag: str | None, limit: int, offset: int, db: str,
                  as_json: bool) -> None:
     """List CHARACTER's passages, newest first."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         found = curator.passages.list(character, tag=tag, limit=limit, offset=offset)
     if as_json:
         print_json([p.model_dump(mode="json") for p in found])
@@ -274,7 +274,7 @@ def passage_list(character: str, tag: str | None, limit: int, offset: int, db: s
 def passage_search(character: str, query: str, tag: str | None, limit: int, db: str,
                    as_json: bool) -> None:
     """Search CHARACTER's passages for the words of QUERY, best match first."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         hits = curator.passages.search(character, query, limit=limit, tag=tag)
     if as_json:
         print_json([h.model_dump(mode="json") for h in hits])
@@ -292,7 +292,7 @@ def passage_search(character: str, query: str, tag: str | None, limit: int, db: 
 @one_line_errors
 def passage_delete(character: str, passage_id: int, db: str) -> None:
     """Delete CHARACTER's passage ID."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         gone = curator.passages.delete(character, passage_id)
     click.echo(f"Deleted passage {gone.id} of {gone.owner}")
 
@@ -311,7 +311,7 @@ def delete_command(character: str, yes: bool, db: str) -> None:
     """
     if not yes:
         raise click.UsageError(f"deleting {character!r} cannot be undone; add --yes")
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         removed = curator.delete_character(character)
     rows = ", ".join(f"{table} {n}" for table, n in removed.items() if table != "characters")
     click.echo(f"Deleted {normalize_character_id(character)} (rows removed: {rows})")

@@ -10,14 +10,16 @@ from pathlib import Path
 
 import click
 
-from curator.api.curator import Curator
 from curator.cli.options import (
+    check_out,
     db_option,
     json_option,
     model_options,
     one_line_errors,
+    open_curator,
     print_json,
     settings_from_options,
+    write_out,
 )
 from curator.evolution.report import reports
 
@@ -42,10 +44,12 @@ def evolve_command(world_time: str | None, out: Path | None, model: str | None, 
     model's with --model, else the fallback's). The report is stored in the world; running
     the cycle again at the same time changes nothing."""
     settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
-    with Curator(db, model=settings) as curator:
+    if out is not None:
+        check_out(out, db=db)
+    with open_curator(db, model=settings) as curator:
         report = curator.evolve(world_time)
     if out is not None:
-        out.write_text(report.report, encoding="utf-8")
+        write_out(out, report.report, db=db)
     if as_json:
         print_json(report.model_dump(mode="json"))
     elif out is not None:
@@ -68,7 +72,7 @@ def evolution_group() -> None:
 @one_line_errors
 def reports_command(latest: bool, db: str, as_json: bool) -> None:
     """Print the stored evolution reports, oldest first (or only the newest with --latest)."""
-    with Curator(db, model=None) as curator:
+    with open_curator(db, read=True, model=None) as curator:
         found = reports(curator.world, latest=latest)
     if as_json:
         print_json([r.model_dump(mode="json") for r in found])

@@ -14,13 +14,13 @@ from typing import Any, TypeVar
 import click
 
 from curator.api.curator import Curator
-from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, print_json
+from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, open_curator, print_json
 from curator.domain.models import display_name, iso
 from curator.evolution.goals import Goal, progress_bar
 
 
-def _open(db: str) -> Curator:
-    return Curator(db, model=None, decider=READ_ONLY)
+def _open(db: str, *, read: bool = False) -> Curator:
+    return open_curator(db, read=read, model=None, decider=READ_ONLY)
 
 
 def _print_goal(goal: Goal) -> None:
@@ -57,7 +57,7 @@ def goal() -> None:
 @one_line_errors
 def goal_list(character: str, include_closed: bool, db: str, as_json: bool) -> None:
     """List CHARACTER's active goals (with --all, the closed ones too)."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         goals = curator.goals.list(character, include_closed=include_closed)
         who = curator.world.known_character(character)
     if as_json:
@@ -126,7 +126,7 @@ def goal_abandon(character: str, label: str, note: str, db: str) -> None:
 @one_line_errors
 def goal_delete(character: str, label: str, db: str) -> None:
     """Forget goal LABEL of CHARACTER and its history."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         curator.goals.delete(character, label)
     click.echo(f"Deleted goal {label}")
 
@@ -138,7 +138,7 @@ def goal_delete(character: str, label: str, db: str) -> None:
 @one_line_errors
 def goal_history(character: str, label: str, db: str, as_json: bool) -> None:
     """Every change of goal LABEL's progress, oldest first."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         steps = curator.goals.history(character, label)
     if as_json:
         print_json([s.model_dump(mode="json") for s in steps])
@@ -160,7 +160,7 @@ def abilities_command(character: str, habits: bool, db: str, as_json: bool) -> N
     A skill is a turn's domain when the game sends one, else the verb of the intent
     ("Climb the old oak" → climb); everyday acts (walk, eat, sleep…) are not counted.
     """
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         who = curator.world.known_character(character)
         found = curator.abilities(who, habits=habits)
     if as_json:

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from curator.api.curator import Curator, parse_turn
+from curator.api.curator import parse_turn
 from curator.cli.blocks import block, delete_command, passage
 from curator.cli.evals import eval_group
 from curator.cli.evolve import evolution_group, evolve_command
@@ -23,6 +23,7 @@ from curator.cli.options import (
     json_option,
     model_options,
     one_line_errors,
+    open_curator,
     print_json,
     settings_from_options,
 )
@@ -103,7 +104,7 @@ def play(transcript: Path, batch: int, model: str | None, api_base: str | None, 
     new = seen = perceptions = 0
     started = time.perf_counter()
     settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
-    with Curator(db, model=settings) as curator:
+    with open_curator(db, model=settings) as curator:
         first_call = last_call_seq(curator.world)
         show_bar = sys.stderr.isatty() and not as_json
         with click.progressbar(length=len(lines), label="Playing", file=sys.stderr, show_pos=True,
@@ -213,7 +214,7 @@ def observe(file: Any, model: str | None, api_base: str | None, mode: str | None
     """Observe one turn, given as a JSON object on stdin or in --file."""
     text = file.read(MAX_TURN_JSON + 1)  # a longer one is refused by its length, unread
     settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
-    with Curator(db, model=settings) as curator:
+    with open_curator(db, model=settings) as curator:
         result = curator.observe(text)
     if as_json:
         print_json(result.model_dump(mode="json"))
@@ -253,7 +254,7 @@ def end_episode(character: str, with_: str | None, model: str | None, api_base: 
                 as_json: bool) -> None:
     """End an episode for CHARACTER: fold recent memories into summaries, consider core."""
     settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
-    with Curator(db, model=settings) as curator:
+    with open_curator(db, model=settings) as curator:
         changes = curator.end_episode(character, with_)
     _print_changes(changes, as_json, f"Episode ended: {len(changes.summaries_revised)} summaries "
                    f"revised, {len(changes.promoted)} made core, "
@@ -267,7 +268,7 @@ def end_episode(character: str, with_: str | None, model: str | None, api_base: 
 @one_line_errors
 def fade(until: str, db: str, as_json: bool) -> None:
     """Let memories fade with game time up to --until; fully faded ones go to the archive."""
-    with Curator(db) as curator:
+    with open_curator(db) as curator:
         changes = curator.fade(until)
     if as_json:
         print_json(changes.model_dump(mode="json"))

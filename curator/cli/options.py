@@ -8,26 +8,81 @@ modules import these from here; this module imports none of them.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import sqlite3
 import sys
 from collections.abc import Callable
+from contextlib import suppress
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from curator.domain.errors import CuratorError
+from curator.api.curator import Curator
+from curator.domain.errors import CuratorError, InvalidInput, OutputError
 from curator.model.settings import ModelSettings
 from curator.model.steps import FallbackDecider
+from curator.store.failures import translate
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_FORCE = "curator.force"  # ctx.meta key: --force was given
+
+
+def _remember_force(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[_FORCE] = True
+
+
 def db_option(fn: F) -> F:
+    """`--db PATH`, and `--force` to accept an SQLite file of another program as the world."""
+    fn = click.option("--force", is_flag=True, expose_value=False, callback=_remember_force,
+                      help="Use --db even if it is an SQLite database with tables of its own "
+                           "(a world's tables are added to it)")(fn)
     return click.option("--db", "db", type=click.Path(dir_okay=False), envvar="CURATOR_DB",
                         default="curator.db", show_default=True,
                         help="World file (SQLite); default $CURATOR_DB, else ./curator.db")(fn)
+
+
+def open_curator(db: str, *, read: bool = False, **options: Any) -> Curator:
+    """The command's `Curator` on `--db`. A command that only reads (`read=True`) never creates
+    a world: a missing file is `WorldNotFound` (exit 2), not a new empty world to report on."""
+    ctx = click.get_current_context(silent=True)
+    force = bool(ctx is not None and ctx.meta.get(_FORCE))
+    return Curator(db, create=not read, force=force, **options)
+
+
+def write_out(out: Path, text: str, *, db: str) -> None:
+    """Write a command's `--out` file whole or not at all (a temporary file beside it, then
+    renamed): never the world itself, and a missing folder or a full disk is one line."""
+    check_out(out, db=db)
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, out)
+    except OSError as error:
+        with suppress(OSError):
+            partial.unlink()
+        full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+        reason = "disk is full" if full else error.strerror or str(error)
+        raise OutputError(f"cannot write {out}: {reason}") from error
+
+
+def check_out(out: Path, *, db: str) -> None:
+    """Refuse an `--out` that is the world file (or its log): writing it would destroy the world."""
+    if any(_same_file(out, Path(db + tail)) for tail in ("", "-wal", "-shm", "-lock")):
+        raise InvalidInput(f"--out {out} is the world file itself; choose another file", field="out")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
 
 
 def json_option(fn: F) -> F:
@@ -67,7 +122,10 @@ def one_line_errors(fn: F) -> F:
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except sqlite3.Error as error:  # met outside the API's methods: the same typed error
+                raise translate(error, str(kwargs.get("db", "the world"))) from error
         except CuratorError as error:
             click.echo(f"Error: {error}", err=True)
             sys.exit(error.exit_code)

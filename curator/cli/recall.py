@@ -9,13 +9,13 @@ from __future__ import annotations
 import click
 
 from curator.api.curator import Curator
-from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, print_json
+from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, open_curator, print_json
 from curator.recall.context import ContextItem
 from curator.recall.ranking import Recalled
 
 
-def _open(db: str) -> Curator:
-    return Curator(db, model=None, decider=READ_ONLY)
+def _open(db: str, *, read: bool = False) -> Curator:
+    return open_curator(db, read=read, model=None, decider=READ_ONLY)
 
 
 def _parts(item: ContextItem) -> str:
@@ -48,7 +48,7 @@ def context_command(character: str, situation: str, with_: tuple[str, ...], max_
 
     Scores its memories against the situation, keeps the most valuable parts that fit and
     prints the text. Unless --peek, the memories used are marked as recalled (stronger)."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         chosen = None if layers is None else [p.strip() for p in layers.split(",") if p.strip()]
         ctx = curator.context(character, situation, with_=with_, max_tokens=max_tokens, peek=peek,
                               layers=chosen, domain=domain)
@@ -87,7 +87,7 @@ def _hit(r: Recalled) -> dict[str, object]:
 def search_command(character: str, query: str, limit: int, with_: tuple[str, ...], domain: str | None,
                    db: str, as_json: bool) -> None:
     """CHARACTER's memories, live or archived, that best match QUERY (nothing is recalled)."""
-    with _open(db) as curator:
+    with _open(db, read=True) as curator:
         found = curator.search(character, query, limit=limit, with_=with_, domain=domain)
     if as_json:
         print_json([_hit(r) for r in found])

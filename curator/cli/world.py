@@ -13,8 +13,16 @@ from pathlib import Path
 
 import click
 
-from curator.api.curator import Curator
-from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, print_json
+from curator.cli.options import (
+    READ_ONLY,
+    check_out,
+    db_option,
+    json_option,
+    one_line_errors,
+    open_curator,
+    print_json,
+    write_out,
+)
 from curator.cli.show import print_character
 from curator.domain.decoding import load_json
 from curator.domain.errors import InvalidInput
@@ -46,7 +54,7 @@ def show(character: str, about: str | None, links: bool, db: str, as_json: bool)
     if links:
         _show_links(character, key, db, as_json)
         return
-    with Curator(db) as curator:
+    with open_curator(db, read=True) as curator:
         if as_json:  # export_character reads the character itself: read it once
             document = curator.export_character(character)
             name, others = document["character"]["name"], document["relationships"]
@@ -68,7 +76,7 @@ def show(character: str, about: str | None, links: bool, db: str, as_json: bool)
 
 
 def _show_links(character: str, about: str | None, db: str, as_json: bool) -> None:
-    with Curator(db) as curator:
+    with open_curator(db, read=True) as curator:
         memories = curator.links(character)
         owner = curator.character(character).id
     if about is not None:
@@ -94,7 +102,7 @@ def _show_links(character: str, about: str | None, db: str, as_json: bool) -> No
 @one_line_errors
 def characters_command(db: str, as_json: bool) -> None:
     """List the characters of the world with their memory counts."""
-    with Curator(db) as curator:
+    with open_curator(db, read=True) as curator:
         rows = [{"id": c, **curator.counts(c)} for c in curator.characters()]
     if as_json:
         print_json(rows)
@@ -113,7 +121,9 @@ def characters_command(db: str, as_json: bool) -> None:
 def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> None:
     """Export the world (or only CHARACTERS) as JSON: each character's self memories and
     relationships (immediate context, recent memories, summary, core memories)."""
-    with Curator(db) as curator:
+    if out is not None:
+        check_out(out, db=db)
+    with open_curator(db, read=True) as curator:
         if len(characters) == 1:
             document = curator.export_character(characters[0])
         else:
@@ -126,7 +136,7 @@ def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> No
     if out is None:
         click.echo(text)
     else:
-        out.write_text(text + "\n", encoding="utf-8")
+        write_out(out, text + "\n", db=db)
         click.echo(f"Wrote {out}", err=True)
 
 
@@ -148,7 +158,7 @@ def import_command(file: Path, replace: bool, clock: str | None, db: str) -> Non
     document = load_json(file.read_bytes(), what=str(file))
     if not isinstance(document, dict):
         raise click.ClickException(f"{file} is not a curator export")
-    with Curator(db) as curator:
+    with open_curator(db) as curator:
         imported = curator.import_document(document, replace=replace, clock=clock)
     click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")
 
@@ -162,7 +172,7 @@ def import_command(file: Path, replace: bool, clock: str | None, db: str) -> Non
 @one_line_errors
 def clock_command(world_time: str | None, db: str, as_json: bool) -> None:
     """Show the world clock (the time a turn may not be earlier than), or set it with --set."""
-    with Curator(db, model=None, decider=READ_ONLY) as curator:
+    with open_curator(db, read=True, model=None, decider=READ_ONLY) as curator:
         old = curator.set_clock(world_time) if world_time is not None else None
         clock = curator.world.clock()
         latest = latest_turn_time(curator.world)
@@ -190,7 +200,7 @@ def clock_command(world_time: str | None, db: str, as_json: bool) -> None:
 def calls_command(turn_id: str | None, character: str | None, outcome: str | None, limit: int,
                   full: bool, db: str, as_json: bool) -> None:
     """Show the model call log: step, template, model, outcome, tokens, latency, attempts."""
-    with Curator(db, model=None, decider=READ_ONLY) as curator:
+    with open_curator(db, read=True, model=None, decider=READ_ONLY) as curator:
         records = curator.calls(turn_id=turn_id, character=character, limit=limit,
                                 outcome=outcome)  # type: ignore[arg-type]
         total = summarize_calls(curator.world)

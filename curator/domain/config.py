@@ -209,7 +209,8 @@ class CuratorConfig(BaseModel):
     episode_core_threshold: float = Field(default=0.8, ge=0.0, le=1.0)
     episode_keep_recent: int = Field(default=3, ge=0, le=100,
                                      description="recent memories kept after an episode ends")
-    busy_timeout_ms: int = Field(default=5_000, ge=0)
+    busy_timeout_ms: int = Field(default=30_000, ge=0,
+                                 description="how long a write waits its turn before WorldLocked")
     recall: RecallConfig = Field(default_factory=RecallConfig)
     evolution: EvolutionConfig = Field(default_factory=EvolutionConfig)
     appraisal: AppraisalConfig = Field(default_factory=AppraisalConfig)

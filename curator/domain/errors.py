@@ -67,13 +67,70 @@ class UnknownCharacter(CuratorError):
 
 
 class WorldLocked(CuratorError):
-    """Another process held the world's write lock for longer than the busy timeout."""
+    """Other writers held the world's write lock for longer than the busy timeout (30 s by
+    default, `CuratorConfig.busy_timeout_ms`)."""
 
     exit_code = 3
 
 
 class WorldFormatError(CuratorError):
     """A world file or an export document is not something curator can read."""
+
+
+class OutputError(CuratorError):
+    """A report or export could not be written where `--out` said (a missing folder, a full
+    disk); nothing was left half-written there."""
+
+
+class WorldCorrupt(WorldFormatError):
+    """The world file is damaged (SQLite found a malformed page); restore it from a backup."""
+
+
+class WorldTooNew(WorldFormatError):
+    """The world was written by a newer curator: its schema has migrations this one does not
+    know. It is refused, never written to; `found` and `known` are the two schema versions."""
+
+    def __init__(self, message: str, *, found: str, known: str):
+        self.found, self.known = found, known
+        super().__init__(message)
+
+
+class ForeignDatabase(WorldFormatError):
+    """`--db` names an SQLite database that is not a curator world (it has tables of its own).
+    Refused unless the caller asks (`force=True`, `--force`) to add a world's tables to it."""
+
+    exit_code = 2
+
+
+class WorldNotFound(CuratorError):
+    """A command that only reads a world was pointed at a file that does not exist (a typo in
+    `--db`, most often); nothing was created."""
+
+    exit_code = 2
+
+
+class WorldStorageError(CuratorError):
+    """The file system refused the world: it cannot be opened or written. `cause` says why in
+    a few words ("disk is full", "read-only"); nothing of the interrupted work was kept."""
+
+    cause = "the file system refused it"
+
+    def __init__(self, message: str, *, cause: str | None = None):
+        if cause is not None:
+            self.cause = cause
+        super().__init__(message)
+
+
+class DiskFull(WorldStorageError):
+    """The disk (or the world's size limit) is full."""
+
+    cause = "disk is full"
+
+
+class WorldReadOnly(WorldStorageError):
+    """The world file, its directory or its connection is read-only."""
+
+    cause = "read-only"
 
 
 class MalformedExport(WorldFormatError):

@@ -1,13 +1,16 @@
 """The evolution cycle (weekly, or whenever the game asks): fade, drift, snapshot, narrate, report.
 
-`evolve_world` runs inside the caller's transaction, once the caller (`Curator.evolve`) has
-faded every recent memory to the cycle's world time (fully faded ones go to the archive). For
-each character with memories: its attributes, trust and rapport drift with what it lived
+The caller (`Curator.evolve`, api/cycles.py) first fades every recent memory to the cycle's
+world time (fully faded ones go to the archive), then evolves each character in a transaction
+of its own (`evolve_character`), so that a cycle over a large world never holds the write
+lock for long and the game's turns go in between; a character's evolution reads and writes
+only its own rows, so the result is the same as in one transaction. For each character with
+memories: its attributes, trust and rapport drift with what it lived
 through since its last cycle (attributes.py); a personality snapshot is derived
 (personality.py); drift since the previous snapshot is detected with its reason; the identity
 narrative is refreshed through step `identity` (identity.py: a model with prompts/identity.j2,
 else the deterministic narrative). Last, one Markdown report for the world is stored in
-`evolution_reports` (report.py).
+`evolution_reports` (report.py, `report_cycle`).
 This module owns the `personality_snapshots` table.
 
 A character with no new experience whose snapshot would read exactly as its last one gets
@@ -25,14 +28,13 @@ from pydantic import BaseModel, Field
 
 from curator.domain.config import CuratorConfig
 from curator.domain.models import iso
-from curator.domain.results import MemoryChange, StepRecord
+from curator.domain.results import MemoryChange
 from curator.evolution import attributes, personality
 from curator.evolution.goals import review_goals
 from curator.evolution.identity import IDENTITY, IdentityInput, TrustView
 from curator.evolution.personality import DefiningMemory, PersonalitySnapshot
 from curator.evolution.report import CharacterEvolution, EvolutionReport, latest_report, render_report
 from curator.model.decision import MemoryView
-from curator.model.rounds import Pending, Request
 from curator.model.steps import Decider
 from curator.store.rows import SELECT_MEMORY, memory_from_row
 from curator.store.world import World
@@ -50,25 +52,12 @@ class CycleInputs(BaseModel):
     vivid: int = 0
 
 
-def evolve_world(world: World, config: CuratorConfig, decider: Decider, now: datetime,
-                 forgotten: list[MemoryChange]) -> EvolutionReport:
-    """One evolution cycle at world time `now` (inside the caller's transaction), after the
-    caller has faded every recent memory to `now`; `forgotten` are the memories that fading archived."""
-    evolved: list[CharacterEvolution] = []
-    steps: list[StepRecord] = []
-    pending: list[Request] = []
-    for character in world.character_ids():
-        try:
-            result = evolve_character(world, config, decider, character, now)
-        except Pending as waiting:
-            pending.extend(waiting.requests)
-            continue
-        if result is not None:
-            evolved.append(result)
-            if result.step is not None:
-                steps.append(result.step)
-    if pending:
-        raise Pending(pending)
+def report_cycle(world: World, evolved: list[CharacterEvolution], forgotten: list[MemoryChange],
+                 now: datetime) -> EvolutionReport:
+    """The cycle's report, once every character has evolved (`evolved`, in character order, each
+    committed on its own): stored as a new report unless nothing changed (inside the caller's
+    transaction); `forgotten` are the memories the cycle's fading archived."""
+    steps = [result.step for result in evolved if result.step is not None]
     if not forgotten and all(not c.changed and not any(g.moved for g in c.goals) for c in evolved):
         stored = latest_report(world)
         if stored is not None:

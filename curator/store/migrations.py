@@ -356,6 +356,17 @@ def m009_archive_keeps_its_index_row(db: Database) -> None:
     """)
 
 
+@migrations()
+def m010_character_clocks(db: Database) -> None:
+    """Each character's own clock: the game time of the last turn it perceived (as the actor or
+    an observer). A turn is refused only if it is earlier than its perceivers' clocks, so
+    writers whose game clocks interleave, each playing its own characters, are not refused
+    (issue #16). A world made before keeps its rule for the characters it has: their clocks
+    start at its world clock."""
+    db.table("characters").add_column("clock", str)
+    db.conn.execute("update characters set clock = (select value from meta where key = 'clock')")
+
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""
     pending = ""
@@ -367,3 +378,8 @@ def _run_script(conn: sqlite3.Connection, script: str) -> None:
             if statement != ";":
                 conn.execute(statement)
             pending = ""
+
+
+def known_names() -> list[str]:
+    """The names of every migration this curator knows, in order (the last is its schema)."""
+    return [m.name for m in migrations._migrations]

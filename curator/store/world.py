@@ -1,24 +1,19 @@
 """The world store: one SQLite file per world, spoken to in the domain's words.
 
-It owns the per-turn transaction (`BEGIN IMMEDIATE`, so two processes serialise instead of
-losing turns), and reads and writes of characters, relationships, memories, the archive
-and the turn log. It knows nothing of prompts or decisions. The hot path uses plain SQL on
-sqlite-utils' connection for speed. Opening a file (pragmas, migrations with a backup first)
-is opening.py's.
+It owns the reads and writes of characters, relationships, memories, the archive and the
+turn log; the per-turn transaction is transactions.py's. It knows nothing of prompts or
+decisions. The hot path uses plain SQL on sqlite-utils' connection for speed. Opening a
+file (pragmas, migrations with a backup first) is opening.py's.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlite_utils import Database
-
-from curator.domain.errors import InvalidInput, UnknownCharacter, WorldFormatError, WorldLocked
+from curator.domain.errors import InvalidInput, UnknownCharacter, WorldFormatError
 from curator.domain.models import (
     Memory,
     Relationship,
@@ -28,8 +23,8 @@ from curator.domain.models import (
     normalize_character_id,
     trusted,
 )
-from curator.store.checkpoint import Checkpointer
 from curator.store.rows import MEMORY_FIELDS, SELECT_MEMORY, archived_from_row, memory_from_row, memory_row
+from curator.store.transactions import Transactions
 
 # The live row as it is, but for its strength and tier as the caller has them now (faded).
 _ARCHIVE = (f"insert into memory_archive ({', '.join(MEMORY_FIELDS)}, archived_at, archived_reason) select "
@@ -40,52 +35,9 @@ _GONE = ("(not exists (select 1 from memories where id = {column}) "
 _dt = datetime.fromisoformat
 
 
-def is_locked(error: sqlite3.OperationalError) -> bool:
-    text = str(error).lower()
-    return "locked" in text or "busy" in text
-
-
-class World:
-    """A world database. Every multi-row write happens inside `transaction()`."""
-
-    def __init__(self, db: Database, path: str, checkpointer: Checkpointer | None = None):
-        self.db = db
-        self.conn: sqlite3.Connection = db.conn
-        self.path = path
-        self.checkpointer = checkpointer
-
-    def close(self) -> None:
-        if self.checkpointer is not None:
-            self.checkpointer.close()
-        self.conn.close()
-
-    @contextmanager
-    def transaction(self, *, commit: bool = True) -> Iterator[World]:
-        """One write transaction: all of it commits, or none of it does. With commit=False it
-        is a dry run: everything is rolled back at the end (rounds.py attempts units so)."""
-        try:
-            self.conn.execute("begin immediate")
-        except sqlite3.OperationalError as error:
-            if is_locked(error):
-                raise WorldLocked(f"world {self.path} stayed locked by another writer") from error
-            raise
-        try:
-            yield self
-        except BaseException:
-            self.conn.execute("rollback")
-            raise
-        if not commit:
-            self.conn.execute("rollback")
-            return
-        try:
-            self.conn.execute("commit")
-        except sqlite3.OperationalError as error:
-            self.conn.execute("rollback")
-            if is_locked(error):
-                raise WorldLocked(f"world {self.path} was locked at commit") from error
-            raise
-        if self.checkpointer is not None:
-            self.checkpointer.committed()
+class World(Transactions):
+    """A world database, spoken to in the domain's words. Every multi-row write happens
+    inside `transaction()` (transactions.py)."""
 
     # -- the clock and the turn log ----------------------------------------------------
 
@@ -104,6 +56,21 @@ class World:
     def now(self) -> datetime:
         """What time it is for a write: the world clock once a turn has set it, else UTC now."""
         return self.clock() or datetime.now(UTC)
+
+    def character_clocks(self, ids: list[str]) -> dict[str, datetime]:
+        """The clocks of those of `ids` that have one: the time of the last turn each perceived."""
+        marks = ", ".join("?" * len(ids))
+        return {r[0]: _dt(r[1]) for r in self.conn.execute(
+            f"select id, clock from characters where id in ({marks}) and clock is not null", ids)}
+
+    def advance_clocks(self, ids: list[str], to: datetime) -> None:
+        """Set these characters' clocks, and the world's if `to` is later: the world clock is the
+        latest time any writer has reached, and never goes back."""
+        marks = ", ".join("?" * len(ids))
+        self.conn.execute(f"update characters set clock = ? where id in ({marks})", (iso(to), *ids))
+        clock = self.clock()
+        if clock is None or to > clock:
+            self.set_meta("clock", iso(to))
 
     def logged_turn(self, turn_id: str) -> tuple[str, str | None] | None:
         row = self.conn.execute("select digest, result from turns where id = ?", (turn_id,)).fetchone()
@@ -307,11 +274,12 @@ class World:
             (recent if row[9] == "recent" else core).append(memory_from_row(row))
         return recent, core
 
-    def recent_memories_before(self, until: datetime) -> Iterator[Memory]:
-        """Every recent-tier memory whose strength was last set before `until` (for fading)."""
+    def recent_memories_before(self, until: datetime, *, limit: int | None = None) -> Iterator[Memory]:
+        """Every recent-tier memory whose strength was last set before `until` (for fading);
+        with `limit`, the first `limit` of them."""
         rows = self.conn.execute(
-            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq",
-            (iso(until),)).fetchall()
+            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq "
+            "limit ?", (iso(until), -1 if limit is None else limit)).fetchall()
         return (memory_from_row(row) for row in rows)
 
     def archived_memories(self, owner: str, subject: str | None = None, *,

@@ -85,14 +85,14 @@ class Curation:
         self.fade_thread(thread, now)
         return thread
 
-    def fade_to(self, now: datetime) -> None:
-        """Fade every recent memory to world time `now` (fully faded ones are archived, with
-        their fade review) and move the world clock there: `fade --until` and each evolution
-        cycle start with this."""
-        for memory in self.world.recent_memories_before(now):
+    def fade_to(self, now: datetime, *, limit: int | None = None) -> int:
+        """Fade recent memories (the first `limit`) to world time `now`, archiving the faded-out, and
+        set the world clock there; returns how many (`fade` and evolution cycles start here)."""
+        for memory in (memories := list(self.world.recent_memories_before(now, limit=limit))):
             if not self.fade_memory(memory, now):
                 self.world.update_memory(memory)
         self.world.set_meta("clock", iso(now))
+        return len(memories)
 
     def fade_memory(self, memory: Memory, now: datetime) -> bool:
         """Bring one memory's strength up to `now`; archive it as forgotten at zero (True)."""

@@ -1,0 +1,121 @@
+"""Write transactions on a world: one `BEGIN IMMEDIATE` per unit of work, all of it or none.
+
+A transaction waits its turn in the writers' queue (writelock.py) and then for SQLite's
+lock, at most the busy timeout in all (`WorldLocked` after that); it rolls back on any
+error, and an SQLite error becomes the typed error that names its cause (failures.py). The
+threads that share one connection take turns too. What the transactions write is world.py's.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Self
+
+from sqlite_utils import Database
+
+from curator.domain.errors import WorldLocked
+from curator.store.checkpoint import Checkpointer
+from curator.store.failures import about_the_file, is_locked, translate
+from curator.store.writelock import LockTimeout, WriteLock
+
+
+class Transactions:
+    """One connection to a world and its write transactions.
+
+    Its transactions are serialised between the threads that share it (a lock), and between
+    connections and processes by the world's write lock (writelock.py), waited for at most
+    `busy_timeout` seconds."""
+
+    def __init__(self, db: Database, path: str, checkpointer: Checkpointer | None = None, *,
+                 busy_timeout: float = 30.0, writelock: WriteLock | None = None):
+        self.db = db
+        self.conn: sqlite3.Connection = db.conn
+        self.path = path
+        self.checkpointer = checkpointer
+        self.busy_timeout = busy_timeout
+        self.writelock = writelock
+        self._guard = threading.RLock()
+
+    def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.close()
+        if self.writelock is not None:
+            self.writelock.close()
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self, *, commit: bool = True) -> Iterator[Self]:
+        """One write transaction: all of it commits, or none of it does. With commit=False it
+        is a dry run: everything is rolled back at the end (rounds.py attempts units so).
+        An SQLite error inside it becomes the typed error that names its cause (failures.py)."""
+        with self._guard:
+            self._begin()
+            try:
+                try:
+                    yield self
+                except sqlite3.Error as error:
+                    self._rollback()
+                    if about_the_file(error):
+                        raise translate(error, self.path) from error
+                    raise
+                except BaseException:
+                    self._rollback()
+                    raise
+                if not commit:
+                    self._rollback()
+                    return
+                try:
+                    self.conn.execute("commit")
+                except sqlite3.Error as error:
+                    self._rollback()
+                    if about_the_file(error):
+                        raise translate(error, self.path, doing="commit") from error
+                    raise
+            finally:
+                if self.writelock is not None:
+                    self.writelock.release()
+        if self.checkpointer is not None:
+            self.checkpointer.committed()
+
+    def _begin(self) -> None:
+        """BEGIN IMMEDIATE once this connection's turn in the writers' queue has come. SQLite's
+        busy handler covers writers that do not queue (another program); a busy answer it
+        gives back early (a log being recovered) is tried again with a growing pause."""
+        deadline = time.monotonic() + self.busy_timeout
+        if self.writelock is not None:
+            try:
+                self.writelock.acquire(self.busy_timeout)
+            except LockTimeout as error:
+                raise WorldLocked(f"world {self.path} stayed locked by other writers for "
+                                  f"{self.busy_timeout:g} s") from error
+            except OSError as error:  # the lock file went away or its folder turned read-only
+                raise translate(error, self.path) from error
+        pause = 0.002
+        while True:
+            try:
+                self.conn.execute("begin immediate")
+                return
+            except sqlite3.Error as error:
+                left = deadline - time.monotonic()
+                if not is_locked(error) or left <= 0:
+                    if self.writelock is not None:
+                        self.writelock.release()
+                    if is_locked(error):
+                        raise WorldLocked(f"world {self.path} stayed locked by another writer "
+                                          f"for {self.busy_timeout:g} s") from error
+                    raise translate(error, self.path) from error
+                time.sleep(min(left, pause * random.uniform(0.5, 1.5)))  # jitter: waiters apart
+                pause = min(pause * 2, 0.1)
+
+    def _rollback(self) -> None:
+        """Roll back what is left: SQLite may already have rolled the transaction back (a
+        full disk does), and then ROLLBACK's own error ("no transaction is active") would
+        hide the real cause."""
+        if self.conn.in_transaction:
+            with suppress(sqlite3.Error):
+                self.conn.execute("rollback")

@@ -6,6 +6,7 @@ options through `options.py`.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from curator.cli.play import play
 from curator.cli.recall import context_command, search_command
 from curator.cli.signals import sigterm_raises, stop_status
 from curator.cli.world import calls_command, characters_command, export_command, import_command, show
+from curator.domain.errors import InvalidInput, WorldLocked
 from curator.domain.models import display_name
 from curator.domain.results import ChangeSet
 
@@ -60,6 +62,20 @@ class OneLineErrors(click.Group):
                 sys.exit(status)
             click.echo("Aborted.", err=True)
             sys.exit(1)
+        # The last net, so that no error is a traceback: what the commands do not turn into a
+        # CuratorError themselves (a binary file named where text belongs, an --out directory
+        # that does not exist, a world file SQLite cannot open).
+        except UnicodeDecodeError as error:
+            click.echo(f"Error: invalid input: not UTF-8 text ({error.reason} at byte {error.start})",
+                       err=True)
+            sys.exit(InvalidInput.exit_code)
+        except OSError as error:
+            where = f": {error.filename}" if error.filename else ""
+            click.echo(f"Error: {error.strerror or error}{where}", err=True)
+            sys.exit(1)
+        except sqlite3.Error as error:
+            click.echo(f"Error: world file: {error}", err=True)
+            sys.exit(WorldLocked.exit_code if "locked" in str(error) else 1)
         sys.exit(code if isinstance(code, int) else 0)
 
 

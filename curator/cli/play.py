@@ -35,9 +35,16 @@ from curator.model.calls import CallSummary, last_call_seq, summarize_calls
 from curator.model.settings import ModelSettings
 
 
-def _turn_lines(path: Path) -> Iterator[tuple[int, str]]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+def _turn_lines(path: Path) -> Iterator[tuple[int, str | None]]:
+    """The transcript's turn lines with their numbers; None for a line that is not UTF-8 text,
+    refused when its turn comes (the lines before it are played, as with any bad line)."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                yield number, None
+                continue
             if line.strip() and not line.lstrip().startswith("#"):
                 yield number, line
 
@@ -46,11 +53,13 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _stored_lines(curator: Curator, lines: list[tuple[int, str]]) -> int:
+def _stored_lines(curator: Curator, lines: list[tuple[int, str | None]]) -> int:
     """How many of these lines hold a turn the world has stored (a line that does not parse
     holds none)."""
     ids: list[str] = []
     for _, line in lines:
+        if line is None:
+            continue
         try:
             ids.append(parse_turn(line).id)
         except InvalidTurn:
@@ -77,9 +86,11 @@ class Playing:
         self.totals = ChangeSet()
         self.new = self.seen = self.perceptions = 0
 
-    def add(self, number: int, line: str) -> None:
+    def add(self, number: int, line: str | None) -> None:
         """Parse a line and queue its turn; an id an earlier line used with other content is
         refused here, so the error names this line (the world would only know the id)."""
+        if line is None:
+            raise BadLine(number, InvalidTurn("not UTF-8 text"))
         try:
             turn = parse_turn(line)
         except InvalidTurn as error:
@@ -147,7 +158,7 @@ def play(transcript: Path, batch: int, model: str | None, api_base: str | None, 
         sys.exit(status)
 
 
-def _play(transcript: Path, lines: list[tuple[int, str]], batch: int, settings: ModelSettings | None,
+def _play(transcript: Path, lines: list[tuple[int, str | None]], batch: int, settings: ModelSettings | None,
           db: str, as_json: bool) -> None:
     started = time.perf_counter()
     with Curator(db, model=settings) as curator:

@@ -14,8 +14,16 @@ from pathlib import Path
 import click
 
 from curator.api.curator import Curator
-from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, print_json
+from curator.cli.options import (
+    READ_ONLY,
+    db_option,
+    json_option,
+    one_line_errors,
+    out_in_a_directory,
+    print_json,
+)
 from curator.cli.show import print_character
+from curator.domain.errors import MalformedExport
 from curator.domain.models import display_name
 from curator.export.evolution import evolution_document
 from curator.model.calls import summarize_calls
@@ -103,6 +111,7 @@ def characters_command(db: str, as_json: bool) -> None:
 @click.command(name="export")
 @click.argument("characters", nargs=-1)
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              callback=out_in_a_directory,
               help="Write to this file instead of stdout")
 @db_option
 @one_line_errors
@@ -134,11 +143,13 @@ def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> No
 def import_command(file: Path, replace: bool, db: str) -> None:
     """Import characters from an export file (one character or a whole world)."""
     try:
-        document = json.loads(file.read_text(encoding="utf-8"))
+        document = json.loads(file.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise MalformedExport(f"{file} is not UTF-8 text ({error.reason} at byte {error.start})") from error
     except json.JSONDecodeError as error:
-        raise click.ClickException(f"{file} is not JSON: {error.msg} (line {error.lineno})") from error
+        raise MalformedExport(f"{file} is not JSON: {error.msg} (line {error.lineno})") from error
     if not isinstance(document, dict):
-        raise click.ClickException(f"{file} is not a curator export")
+        raise MalformedExport(f"{file} is not a curator export (not a JSON object)")
     with Curator(db) as curator:
         imported = curator.import_document(document, replace=replace)
     click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")

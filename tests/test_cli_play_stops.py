@@ -209,3 +209,28 @@ def test_sigterm_raises_only_while_a_command_runs() -> None:
     before = signal.getsignal(signal.SIGTERM)
     assert CliRunner().invoke(cli, ["--help"]).exit_code == 0
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_world_locked_part_way_says_how_many_turns_are_stored(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer takes the world after the fifth turn: play stops with 3 and the count."""
+    import curator.api.curator as api
+    from curator.domain.errors import WorldLocked
+
+    real = Curator.observe
+    seen: list[str] = []
+
+    def observe(self: Curator, data: Any) -> Any:
+        if len(seen) == 5:
+            raise WorldLocked(f"world {db} stayed locked by another writer")
+        seen.append("turn")
+        return real(self, data)
+
+    monkeypatch.setattr(api.Curator, "observe", observe)
+    transcript, db = write(tmp_path / "t.jsonl", GOOD[:9]), tmp_path / "w.db"
+    result = play(str(transcript), "--db", str(db), "--batch", "2")
+    assert result.exit_code == 3
+    assert result.stderr.splitlines() == [
+        f"Error: world {db} stayed locked by another writer (5 of the 9 turns in {transcript} are "
+        "stored; play again to resume)"]
+    assert stored_ids(db) == [t["id"] for t in GOOD[:5]]

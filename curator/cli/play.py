@@ -28,7 +28,7 @@ from curator.cli.options import (
 )
 from curator.cli.show import print_character
 from curator.cli.signals import signals_held, stop_status
-from curator.domain.errors import ConflictingTurn, InvalidTurn
+from curator.domain.errors import ConflictingTurn, CuratorError, InvalidTurn
 from curator.domain.models import Turn
 from curator.domain.results import ChangeSet, TurnResult
 from curator.model.calls import CallSummary, last_call_seq, summarize_calls
@@ -183,6 +183,11 @@ def _play(transcript: Path, lines: list[tuple[int, str | None]], batch: int, set
                 click.echo(f"Error: {transcript}:{bad.number}: {bad.error} ({stored}; fix that line "
                            "and play again to resume)", err=True)
                 sys.exit(bad.error.exit_code)
+            except CuratorError as error:  # a locked world, say: the turns before it are kept
+                kept = _stored_lines(curator, lines)
+                click.echo(f"Error: {error} ({kept} of the {len(lines)} turns in {transcript} are "
+                           "stored; play again to resume)", err=True)
+                sys.exit(error.exit_code)
         elapsed = time.perf_counter() - started
         calls = summarize_calls(curator.world, after_seq=first_call)
         characters = [curator.character(c) for c in curator.characters()]

@@ -56,6 +56,7 @@ from curator.domain.results import ChangeSet, StepRecord, TurnReading, TurnResul
 from curator.evolution.personality import AttributeChange, Drift, PersonalitySnapshot
 from curator.evolution.report import EvolutionReport
 from curator.model.calls import CallRecord, CallSummary
+from curator.model.extras import install_command
 from curator.model.settings import ModelSettings
 from curator.model.steps import FallbackDecider
 from curator.recall.blocks import Block, Blocks
@@ -127,5 +128,6 @@ __all__ = [
     "WorldStorageError",
     "WorldTooNew",
     "display_name",
+    "install_command",
     "parse_turn",
 ]

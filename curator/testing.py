@@ -14,7 +14,8 @@ For a game's own tests, curator's evals and its benchmarks. Everything here is p
 - `ALL_STEPS`, `schema_hash`, `token_counter`, `release_connections` (and its async twin): what benchmarks and
   fixture tools need to go through every step.
 
-Needs the `llm` extra (`pip install 'curator[llm]'`): respx and httpx are imported here.
+Needs the `llm` extra (`pip install -e '.[llm]'` in curator's checkout; `curator` on the package
+index is another project): respx and httpx are imported here.
 """
 
 from curator.model.fixtures import FixtureStore, Recorder, Replayer

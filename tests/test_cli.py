@@ -699,7 +699,8 @@ def test_play_stops_at_a_bad_line_keeps_what_came_before_and_resumes(tmp_path: P
     result = CliRunner().invoke(cli, ["play", str(broken), "--db", db])
     assert result.exit_code == 2
     assert result.stderr.strip() == (f"Error: {broken}:4: invalid turn: turn 'oops': "
-                                     "field 'world_time': Field required")
+                                     "field 'world_time': Field required (3 turns before it are "
+                                     "stored; fix that line and play again to resume)")
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from turns").fetchone()[0] == 3
     conn.close()

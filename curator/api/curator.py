@@ -20,7 +20,6 @@ abilities, mood, the network, exports) is `WorldReads` in reads.py, which `Curat
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -38,7 +37,6 @@ from curator.domain.errors import (
     ConflictingTurn,
     CuratorError,
     InvalidInput,
-    InvalidTurn,
     TimeWentBackwards,
     UnknownCharacter,
 )

@@ -9,7 +9,7 @@ used as recalled (one transaction; `peek=True` changes nothing), and the `blocks
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -79,6 +79,11 @@ class WorldReads:
 
     def clock(self) -> datetime | None:
         return self.world.clock()
+
+    def observed(self, turn_ids: Iterable[str]) -> set[str]:
+        """Which of these turn ids the world has already observed (a game, or `curator play`,
+        saying how far a session got before it stopped)."""
+        return {turn_id for turn_id in turn_ids if self.world.logged_turn(turn_id) is not None}
 
     def character(self, character: str) -> Character:
         """Everything a character remembers, with strengths as of the world clock."""

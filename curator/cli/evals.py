@@ -45,6 +45,17 @@ def default_cases() -> Path:
     return found
 
 
+def shipped_baseline(mode: str) -> Path | None:
+    """evals/baseline.json beside the shipped cases, if it holds an entry for `mode`."""
+    from curator.evals.diff import read_baseline
+
+    cases = _in_checkout(CASES_DIR)
+    path = cases.parent / "baseline.json" if cases is not None else None
+    if path is None or not path.is_file() or mode not in read_baseline(path):
+        return None
+    return path
+
+
 def default_fixtures() -> Path:
     """The shipped fixture set (evals/fixtures/qwen1.5b/), found like the cases; if it is not
     there, the relative path, so that replay names what it looked for."""
@@ -131,14 +142,16 @@ def _print_totals(report: RunReport) -> None:
               help="Write DIR/index.html (self-contained, with plots) and DIR/report.json")
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
               help="Fail (exit 1) only when a case passes fewer expectations than this baseline")
+@click.option("--no-baseline", is_flag=True,
+              help="With no CASES: every expectation must pass, not only the shipped baseline's")
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
               help="Record this run as the baseline for its mode in FILE (other modes kept)")
 @json_option
 @one_line_errors
 def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base: str | None,
                 fixtures: Path | None, record: Path | None, prune: bool, series: bool,
-                report_dir: Path | None, baseline: Path | None, write_baseline: Path | None,
-                as_json: bool) -> None:
+                report_dir: Path | None, baseline: Path | None, no_baseline: bool,
+                write_baseline: Path | None, as_json: bool) -> None:
     """Run eval CASES (case files, or directories of them; default: evals/cases/).
 
     Each case plays its turns into a fresh world and checks its expectations at the turns
@@ -147,7 +160,10 @@ def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base:
     "not_recorded": [...]}. In replay mode, cases with no recorded fixtures are not run and
     are listed as not recorded.
 
-    Exit status: 0 when every expectation passed (with --baseline: when no case fell below
+    With no CASES the run is held to the shipped evals/baseline.json when it has an entry for
+    the mode (as CI holds it; --no-baseline asks every expectation to pass instead).
+
+    Exit status: 0 when every expectation passed (with a baseline: when no case fell below
     it); 1 when any failed (or a run stopped early); 2 when a case file is malformed or the
     arguments are wrong.
     """
@@ -157,6 +173,10 @@ def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base:
 
     chosen = chosen_mode(mode, model=model, api_base=api_base, fixtures=fixtures, record=record,
                          prune=prune)
+    if no_baseline and (baseline is not None or cases):
+        raise click.UsageError("--no-baseline is for a run of the shipped cases without --baseline")
+    if baseline is None and not cases and not no_baseline:
+        baseline = shipped_baseline(mode)
     held_to = read_baseline(baseline) if baseline is not None else None
     loaded = load_cases(list(cases) or [default_cases()])
     if not loaded:
@@ -194,6 +214,8 @@ def run_command(cases: tuple[Path, ...], mode: str, model: str | None, api_base:
         short = below_baseline(report, held_to)
         for line in short:
             click.echo(f"below baseline: {line}", err=True)
+        if not short:
+            click.echo(f"baseline {baseline} ({report.mode}): no case below it", err=True)
         sys.exit(1 if short else 0)
     if report.totals.failed:
         sys.exit(1)

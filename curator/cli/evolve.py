@@ -17,6 +17,7 @@ from curator.cli.options import (
     model_options,
     one_line_errors,
     open_curator,
+    out_in_a_directory,
     print_json,
     settings_from_options,
     write_out,
@@ -28,6 +29,7 @@ from curator.evolution.report import reports
 @click.option("--world-time", "world_time",
               help="World time (ISO 8601) of the cycle; default the world clock")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              callback=out_in_a_directory,
               help="Write the Markdown report to this file instead of stdout")
 @model_options
 @db_option

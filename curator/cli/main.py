@@ -1,19 +1,18 @@
-"""The `curator` group, its one-line usage errors, and the turn commands: `play`, `observe`,
-`end-episode` and `fade`. The other command groups live in their own modules, registered at
-the end; all of them share their options through `options.py`.
+"""The `curator` group, its one-line usage errors and exit statuses (signals.py: Ctrl-C 130,
+SIGTERM 143), and the turn commands `observe`, `end-episode` and `fade`. `play` and the other
+command groups live in their own modules, registered at the end; all of them share their
+options through `options.py`.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
-from curator.api.curator import parse_turn
 from curator.cli.blocks import block, delete_command, passage
 from curator.cli.evals import eval_group
 from curator.cli.evolve import evolution_group, evolve_command
@@ -27,8 +26,9 @@ from curator.cli.options import (
     print_json,
     settings_from_options,
 )
+from curator.cli.play import play
 from curator.cli.recall import context_command, search_command
-from curator.cli.show import print_character
+from curator.cli.signals import sigterm_raises, stop_status
 from curator.cli.world import (
     calls_command,
     characters_command,
@@ -37,18 +37,21 @@ from curator.cli.world import (
     import_command,
     show,
 )
-from curator.domain.decoding import text_lines
-from curator.domain.errors import InvalidInput, InvalidTurn
-from curator.domain.models import MAX_TURN_JSON, Turn, display_name
-from curator.domain.results import ChangeSet, TurnResult
-from curator.model.calls import CallSummary, last_call_seq, summarize_calls
+from curator.domain.errors import InvalidInput, WorldLocked
+from curator.domain.models import MAX_TURN_JSON, display_name
+from curator.domain.results import ChangeSet
 
 
 class OneLineErrors(click.Group):
-    """Click's usage errors as one line on stderr too ("Error: … (see curator play --help)")."""
+    """Click's usage errors as one line on stderr too ("Error: … (see curator play --help)"),
+    and a stop (Ctrl-C, SIGTERM) as "Interrupted." or "Terminated." with 130 or 143."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
+        with sigterm_raises():
+            self._main(*args, **kwargs)
+
+    def _main(self, *args: Any, **kwargs: Any) -> None:
         try:
             code = super().main(*args, **kwargs)
         except click.UsageError as error:
@@ -58,9 +61,28 @@ class OneLineErrors(click.Group):
         except click.ClickException as error:
             click.echo(f"Error: {error.format_message()}", err=True)
             sys.exit(error.exit_code)
-        except click.Abort:
+        except click.Abort as error:
+            # click turns KeyboardInterrupt (and so signals.Terminated) into Abort
+            if isinstance(error.__cause__, KeyboardInterrupt):
+                word, status = stop_status(error.__cause__)
+                click.echo(f"{word}.", err=True)
+                sys.exit(status)
             click.echo("Aborted.", err=True)
             sys.exit(1)
+        # The last net, so that no error is a traceback: what the commands do not turn into a
+        # CuratorError themselves (a binary file named where text belongs, an --out directory
+        # that does not exist, a world file SQLite cannot open).
+        except UnicodeDecodeError as error:
+            click.echo(f"Error: invalid input: not UTF-8 text ({error.reason} at byte {error.start})",
+                       err=True)
+            sys.exit(InvalidInput.exit_code)
+        except OSError as error:
+            where = f": {error.filename}" if error.filename else ""
+            click.echo(f"Error: {error.strerror or error}{where}", err=True)
+            sys.exit(1)
+        except sqlite3.Error as error:
+            click.echo(f"Error: world file: {error}", err=True)
+            sys.exit(WorldLocked.exit_code if "locked" in str(error) else 1)
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -73,133 +95,6 @@ def cli() -> None:
     actually happened; curator keeps the memories (recent, long-term summary, core), lets
     them fade, and works with no language model at all.
     """
-
-
-def _turn_lines(path: Path) -> Iterator[tuple[int, str | InvalidInput]]:
-    """The transcript's turn lines (blank and '#' lines skipped); a line that is not text is
-    its error, refused when play reaches it."""
-    for number, line in text_lines(path.read_bytes(), what="line"):
-        if isinstance(line, InvalidInput) or (line.strip() and not line.lstrip().startswith("#")):
-            yield number, line
-
-
-@cli.command()
-@click.argument("transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--batch", "batch", type=click.IntRange(1, 10_000), default=64, show_default=True,
-              help="Turns handed to the model path at once (turns commit one by one, in order)")
-@model_options
-@db_option
-@json_option
-@one_line_errors
-def play(transcript: Path, batch: int, model: str | None, api_base: str | None, mode: str | None,
-         concurrency: int | None, record_dir: Path | None, db: str, as_json: bool) -> None:
-    """Feed a transcript (JSONL, one turn a line) to the world, turn by turn, as a game would.
-
-    Turns already in the world are skipped, so playing again after a crash resumes where it
-    stopped. Ends with what each character now remembers and, with a model, the calls it
-    made: calls and tokens per turn, and fallbacks by reason.
-    """
-    lines = list(_turn_lines(transcript))
-    totals = ChangeSet()
-    new = seen = perceptions = 0
-    started = time.perf_counter()
-    settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
-    with open_curator(db, model=settings) as curator:
-        first_call = last_call_seq(curator.world)
-        show_bar = sys.stderr.isatty() and not as_json
-        with click.progressbar(length=len(lines), label="Playing", file=sys.stderr, show_pos=True,
-                               hidden=not show_bar) as bar:
-            pending: list[tuple[int, Turn]] = []
-
-            def flush() -> None:
-                nonlocal new, seen, perceptions
-                try:
-                    results = curator.observe_many([t for _, t in pending])
-                except InvalidTurn as error:
-                    # Turns before this one are committed; fix the line and play again to resume.
-                    number = next((n for n, t in pending if t.id == error.turn_id), None)
-                    click.echo(f"Error: {transcript}:{number}: {error}", err=True)
-                    sys.exit(error.exit_code)
-                for (_, turn), result in zip(pending, results, strict=True):
-                    if result.duplicate:
-                        seen += 1
-                        continue
-                    new += 1
-                    perceptions += 1 + len(turn.observers)
-                    _add(totals, result)
-                bar.update(len(pending))
-                pending.clear()
-
-            for number, line in lines:
-                try:
-                    if isinstance(line, InvalidInput):
-                        raise InvalidTurn(str(line).removeprefix("invalid input: "))
-                    pending.append((number, parse_turn(line)))
-                except InvalidTurn as error:
-                    pending_error = f"Error: {transcript}:{number}: {error}"
-                    flush()
-                    click.echo(pending_error, err=True)
-                    sys.exit(error.exit_code)
-                if len(pending) >= batch:
-                    flush()
-            flush()
-        elapsed = time.perf_counter() - started
-        calls = summarize_calls(curator.world, after_seq=first_call)
-        characters = [curator.character(c) for c in curator.characters()]
-        counts = {c.id: curator.counts(c.id) for c in characters}
-    fallbacks = totals.fallbacks_by_reason()
-    summary = {
-        "transcript": str(transcript), "db": db, "turns": len(lines), "new": new,
-        "already_seen": seen, "seconds": round(elapsed, 3),
-        "formed": len(totals.formed), "reinforced": len(totals.reinforced),
-        "archived": len(totals.archived), "forgotten": len(totals.forgotten),
-        "promoted": len(totals.promoted), "summaries_revised": len(totals.summaries_revised),
-        "conflicts_resolved": len(totals.conflicts_resolved),
-        "steps": len(totals.steps), "model": settings.model if settings else None,
-        "model_calls": calls.calls,
-        "decided_by_model": sum(1 for s in totals.steps if s.decided_by == "model"),
-        "calls_per_turn": round(calls.calls / new, 3) if new else 0.0,
-        "calls_per_character_turn": round(calls.calls / perceptions, 3) if perceptions else 0.0,
-        "prompt_tokens_per_turn": round(calls.prompt_tokens / new, 1) if new else 0.0,
-        "completion_tokens_per_turn": round(calls.completion_tokens / new, 1) if new else 0.0,
-        "cost": calls.cost, "fallbacks_by_reason": fallbacks,
-        "characters": {c.id: counts[c.id] for c in characters},
-    }
-    if as_json:
-        print_json(summary)
-        return
-    click.echo(f"Played {len(lines)} turns from {transcript} into {db} "
-               f"({new} new, {seen} already seen) in {elapsed:.2f}s")
-    click.echo(f"Memories: {len(totals.formed)} formed, {len(totals.reinforced)} reinforced, "
-               f"{len(totals.archived)} archived, {len(totals.promoted)} made core; "
-               f"{len(totals.summaries_revised)} summaries revised, "
-               f"{len(totals.conflicts_resolved)} conflicts resolved")
-    steps = len(totals.steps)
-    per_turn = steps / new if new else 0.0
-    click.echo(f"Decisions: {steps} steps ({per_turn:.1f}/turn), {summary['decided_by_model']} by the model; "
-               "fallbacks: " + (", ".join(f"{n} ({r})" for r, n in fallbacks.items()) or "none"))
-    if settings is not None:
-        click.echo(_calls_line(settings.model, calls, new, perceptions))
-    for character in characters:
-        click.echo("")
-        print_character(character, counts[character.id], brief=True)
-
-
-def _add(totals: ChangeSet, result: TurnResult) -> None:
-    for name in ("formed", "reinforced", "archived", "forgotten", "promoted",
-                 "summaries_revised", "conflicts_resolved", "steps"):
-        getattr(totals, name).extend(getattr(result, name))
-
-
-def _calls_line(model: str, calls: CallSummary, turns: int, perceptions: int) -> str:
-    def per(n: float, d: int) -> float:
-        return n / d if d else 0.0
-
-    cost = f", cost ${calls.cost:.4f}" if calls.cost is not None else ""
-    return (f"Model {model}: {calls.calls} calls ({per(calls.calls, turns):.2f}/turn, "
-            f"{per(calls.calls, perceptions):.2f}/character-turn), "
-            f"{per(calls.prompt_tokens, turns):.0f} prompt + {per(calls.completion_tokens, turns):.0f} "
-            f"completion tokens/turn, {calls.mean_latency_ms:.0f} ms/call{cost}")
 
 
 @cli.command()
@@ -278,7 +173,7 @@ def fade(until: str, db: str, as_json: bool) -> None:
         click.echo(f"  {display_name(change.owner)}: {change.content}")
 
 
-for _command in (block, passage, delete_command, context_command, search_command, eval_group,
+for _command in (play, block, passage, delete_command, context_command, search_command, eval_group,
                  evolve_command, evolution_group, goal, abilities_command, show, characters_command,
                  export_command, import_command, clock_command, calls_command):
     cli.add_command(_command)

@@ -85,6 +85,14 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def out_in_a_directory(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """An --out FILE whose directory exists, checked before the command does any work (an
+    evolution cycle committed and then no file to write its report to helps no one)."""
+    if value is not None and not value.resolve().parent.is_dir():
+        raise click.BadParameter(f"{value.parent} is not a directory", ctx=ctx, param=param)
+    return value
+
+
 def json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document")(fn)
 

@@ -20,12 +20,13 @@ from curator.cli.options import (
     json_option,
     one_line_errors,
     open_curator,
+    out_in_a_directory,
     print_json,
     write_out,
 )
 from curator.cli.show import print_character
 from curator.domain.decoding import load_json
-from curator.domain.errors import InvalidInput
+from curator.domain.errors import InvalidInput, MalformedExport
 from curator.domain.models import display_name, iso
 from curator.export.evolution import evolution_document
 from curator.export.limits import MAX_DOCUMENT_BYTES
@@ -115,6 +116,7 @@ def characters_command(db: str, as_json: bool) -> None:
 @click.command(name="export")
 @click.argument("characters", nargs=-1)
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              callback=out_in_a_directory,
               help="Write to this file instead of stdout")
 @db_option
 @one_line_errors
@@ -157,7 +159,7 @@ def import_command(file: Path, replace: bool, clock: str | None, db: str) -> Non
                            f"{MAX_DOCUMENT_BYTES:,} (import its characters in parts)")
     document = load_json(file.read_bytes(), what=str(file))
     if not isinstance(document, dict):
-        raise click.ClickException(f"{file} is not a curator export")
+        raise MalformedExport(f"{file} is not a curator export (not a JSON object)")
     with open_curator(db) as curator:
         imported = curator.import_document(document, replace=replace, clock=clock)
     click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")

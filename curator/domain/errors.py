@@ -140,6 +140,8 @@ class MalformedExport(WorldFormatError):
     pydantic's loc (`characters.0.personality_snapshots.2.work_style`); `character` is the
     id of the character whose part it is in, when there is one."""
 
+    exit_code = 2  # the document was handed in: bad input, like a malformed turn
+
     def __init__(self, message: str, *, field: str | None = None, character: str | None = None):
         self.field, self.character = field, character
         who = f"character {character!r}: " if character else ""

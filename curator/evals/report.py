@@ -23,6 +23,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from curator import install_command
 from curator.evals.runner import CaseResult, RunReport, Series, StepCounts
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -50,7 +51,7 @@ def render_report(report: RunReport) -> str:
                       autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
     return env.get_template("eval_report.html.j2").render(
         report=report, totals=report.totals, cases=cases, plots_available=plotting is not None,
-        anchor=case_anchor, steps_line=steps_line)
+        anchor=case_anchor, steps_line=steps_line, install_report=install_command("report"))
 
 
 def steps_line(steps: StepCounts) -> str:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from curator.domain.errors import ModelUnavailable
+from curator.model.extras import install_command
 
 log = logging.getLogger("curator.model.health")
 
@@ -36,7 +37,7 @@ def require_extra(model: str) -> None:
     missing = [name for name in EXTRA if importlib.util.find_spec(name) is None]
     if missing:
         raise ModelUnavailable(f"curator's model extra is not installed ({', '.join(missing)} missing): "
-                               "pip install 'curator[llm]', or unset CURATOR_MODEL to run without a model",
+                               f"{install_command('llm')}, or unset CURATOR_MODEL to run without a model",
                                model=model)
 
 

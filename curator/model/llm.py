@@ -41,6 +41,7 @@ from curator.domain.results import StepRecord
 from curator.model import answer_checks, health, prompts
 from curator.model.calls import CallRecord
 from curator.model.decision import validation_scope
+from curator.model.extras import install_command
 from curator.model.responses import answer_text, refused, schema_in_json_object, usage_count
 from curator.model.rounds import Answer, Request
 from curator.model.settings import ModelSettings as ModelSettings  # public as curator.model.llm.ModelSettings
@@ -81,7 +82,7 @@ def _litellm() -> Any:
         os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")  # async calls go through httpx
         spec = importlib.util.find_spec("litellm")
         if spec is None or spec.origin is None:
-            raise ModuleNotFoundError("the model path needs litellm: pip install 'curator[llm]'")
+            raise ModuleNotFoundError(f"the model path needs litellm: {install_command('llm')}")
         tokenizers = Path(spec.origin).parent / "litellm_core_utils" / "tokenizers"
         os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(tokenizers))  # tiktoken's files, offline
         for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "instructor"):

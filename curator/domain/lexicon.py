@@ -115,7 +115,15 @@ BETRAY_DEED = re.compile(
     r"(?:the\s+)?credit\b|\bcredit for (?:your|you)\b|\btrusted (?:you|him|her|them) with\b"
     r"|\bgambl\w*\b.{0,30}\baway\b|\b(?:has not|hasn't|never) corrected\b"
     r"|\bthe (?:fix|idea|work|call|find|plan) was (?:his|hers|theirs)\b"
-    r"|\b(?:he|she|they) had (?:\w+ )?(?:it|them) (?:himself|herself|themselves)\b")
+    r"|\b(?:he|she|they) had (?:\w+ )?(?:it|them) (?:himself|herself|themselves)\b"
+    # handing people over to someone else: "I don't care what you do with any of them"
+    r"|\b(?:don't|do not|doesn't) care what (?:you|they) do (?:with|to)\b")
+# A claim made to the actor ("tells you … that there is nothing", "swears he never touched it")
+# that the next words, after a "but", show the actor otherwise ("But … you can see three vials"):
+# a lie, told to the actor's face.
+CLAIM_TO_YOU = re.compile(r"\b(?:tells?|told|says?|said|swears?|swore|assures?|assured|insists?|insisted)"
+                          r"\s+you\b.*\b(?:nothing|never|none|no one|not)\b")
+SHOWN_OTHERWISE = re.compile(r"^\W*(?:but\b)?.*\byou (?:can |could )?(?:see|spot|find|notice|read)\b")
 # Making amends, thanks and forgiveness: good done to the actor, whatever else the words say
 # ("says he lied and is ashamed of it, and asks your pardon" is no betrayal).
 AMENDS = re.compile(
@@ -139,7 +147,7 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
                 "steps aside to let you", "lets you", "the other end", "a hand", "pitches in",
-                "for no wages", "sits with you", "stays until", "at your side", "by your side",
+                "for no wages", "sits with you", "beside you", "stays until", "at your side", "by your side",
                 "your name on", "in your name", "keep it", "keep your", "as paid", "pays for",
                 "paid for", "pays off", "paid off")
 # Moving a thing toward someone ("noses a trout toward you", "rolls the last apple over to
@@ -163,7 +171,7 @@ RESCUE = re.compile(r"\b(?:drag|pull|haul|hook|yank|heave|hoist|fish|lift|carr|t
 SAVED_BY_YOU = re.compile(r"\b(?:without|because of) you\b")
 # The actor pulling someone else out of it ("you drag Probe's state onto a spare node").
 RESCUE_OTHER = re.compile(r"\b(?:drag|pull|haul|hook|yank|heave|hoist|lift|carr|wrench|snatch)\w*\s+"
-                          r"(?:[\w']+\s+){0,3}?(?:out|clear|free|loose|back|aboard|to safety|onto|across)\b")
+                          r"(?:[\w']+\s+){0,3}?(?:out|clear|free|loose|back|aboard|to safety|onto|across|through)\b")
 # Acting against a third party on the actor's behalf: the agent helps, whatever the verbs say.
 PROTECT_PHRASES = ("fights off", "fought off", "drives off", "drove off", "drives the", "chases off",
                    "chases away", "scares off", "scares away", "fends off", "stands between",

@@ -87,7 +87,9 @@ def significance(inp: InterpretInput, reading: Reading) -> float:
             score += 0.15  # the same thing went wrong again: a lesson
     if reading.quiet and reading.gap is Gap.SUCCEEDED:
         score -= 0.05
-    if not actor and not (harm or lethal):
+    if not actor and reading.acts_on.get(inp.perceiver) == "helped":
+        score += 0.25  # helped by the actor, an observer lives the turn as one helped: weighed so
+    elif not actor and not (harm or lethal):
         score -= 0.1  # seeing is weaker than living it
     return round(_clamp(score), 3)
 

@@ -115,9 +115,13 @@ def _objects(text: str, word: str) -> str:
                                else f"{m.group(1)} {word}", text)
 
 
+# A sentence ends after . ; ! or ? (or one closing a quote: '…I am so sorry." Brandt, at the
+# foot of the bed'), but not after a title's abbreviation ("St. Brigid's", "Dr. Vance").
+_SENTENCE_END = (r"(?:(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<=[.;!?])"
+                 r"|(?<=[.;!?][\"\u201d']))\s+")
 # Clauses end at a sentence's end, before "but", "while", "whereupon" and "until", and before a
 # relative clause about someone just named ("…to Jory, who told the priest he had forged it").
-_CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+|,\s+(?=who\s)"
+_CLAUSES = re.compile(_SENTENCE_END + r"|\s+(?:but|while|whereupon|until)\s+|,\s+(?=who\s)"
                       # "…and Wolf pulls you out", "…when Wren limps up": his or her clause
                       r"|,?\s+(?:and|when)\s+(?=[A-Z][a-z]+\s+[a-z]+s\b)")
 # "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
@@ -176,8 +180,10 @@ def clauses(turn: Turn, reality: str, aliases: Aliases = ()) -> list[Clause]:
             agent = out[-1].named[-1]  # "…to Jory, who told the priest": Jory
             named = [agent, *[c for c in named if c != agent]]
         elif agent is None and _pronoun_subject(words):
-            # "He growls", "Then she writes the code down": the last one acting acts again.
-            agent = next((c.agent for c in reversed(out) if c.agent), None)
+            # "He growls", "Then she writes the code down": the last one acting acts again; with
+            # no one acting yet, the turn's only other character ("He hears all of it").
+            only = cast[0] if len(cast) == 1 and set(words[:5]) & _SINGULAR else None  # not "They are three"
+            agent = next((c.agent for c in reversed(out) if c.agent), only)
             named = [agent] if agent else []
         elif agent is None and _deed(lower):
             # "you are alive because of her", "the tinker lays every penny on the anvil and asks
@@ -190,6 +196,7 @@ def clauses(turn: Turn, reality: str, aliases: Aliases = ()) -> list[Clause]:
 
 # Words that may open a clause before its subject: "Then she writes", "For a long minute she says".
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "they"})
+_SINGULAR = frozenset({"he", "she", "his", "her"})
 
 
 def _pronoun_subject(words: list[str]) -> bool:
@@ -213,7 +220,7 @@ def _deed(lower: str) -> bool:
 
 def _split(reality: str) -> list[str]:
     pieces: list[str] = []
-    for sentence in re.split(r"(?<=[.;!?])\s+", reality):
+    for sentence in re.split(_SENTENCE_END, reality):
         head, *results = _RESULT.split(sentence, maxsplit=1)
         parts = _CLAUSES.split(head)
         if results and lx.tokens(parts[-1])[:1] == ["you"]:

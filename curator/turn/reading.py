@@ -106,8 +106,12 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
     reading.concealed = bool(lx.CONCEAL.search(lower))
 
-    for clause in read:
+    for n, clause in enumerate(read):
         _read_clause(clause, reading)
+        if n + 1 < len(read) and _lie(clause, read[n + 1], lower):
+            _set_role(reading, clause.agent or "", "betrayer")
+            known = reading.traits.setdefault(clause.agent or "", [])
+            known.extend(t for t in ("deceitful",) if t not in known)
         if clause.by_actor and _arms(clause.words):
             reading.armed = True
         hides = clause.by_actor and bool(lx.CONCEAL.search(clause.text.lower()))
@@ -136,11 +140,26 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     saved = lx.ALIVE_BECAUSE.search(lower)
     if saved and not lx.SAVED_BY_YOU.search(lower):  # "you are alive because of her": it was at stake
         reading.actor_danger = reading.actor_lethal = True
+    elif saved:  # "I'd be deleted without you": the speaker's life was, and an observer sees it
+        reading.danger = reading.lethal = True
     for other in turn.others:
         reading.roles.setdefault(other, "present")
     _apply_hints(turn, reading)
     reading.gap = _gap(turn, reading)
     return reading
+
+
+def _lie(claim: Clause, then: Clause, lower: str) -> bool:
+    """Someone tells the actor a thing, and the next clause, after a "but", shows the actor it is
+    not so: "he tells you … that there is nothing. But … you can see three amber vials"."""
+    if claim.agent is None or claim.by_actor or not lx.CLAIM_TO_YOU.search(claim.text.lower()):
+        return False
+    shown = then.text.lower()
+    if not lx.SHOWN_OTHERWISE.search(shown):
+        return False
+    start = lower.find(claim.text.lower())
+    between = lower[start + len(claim.text):lower.find(shown, start)] if start >= 0 else ""
+    return shown.startswith("but") or "but" in lx.tokens(between)
 
 
 def _threat(character: str, reading: Reading) -> bool:
@@ -258,8 +277,10 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
         return
     if clause.by_actor and not saved:  # "you are alive because of him": his deed
         # The actor's own deed says nothing about the others' character.
-        helps = helps or bool(lx.RESCUE_OTHER.search(lower))
-        act = "hostile" if hostile else "helped" if helps else "met"
+        rescues = bool(lx.RESCUE_OTHER.search(lower)) and not harm_done
+        helps = helps or rescues
+        # "grab her by the collar and haul her through the doorway": the grab is the rescue's
+        act = "helped" if rescues else "hostile" if hostile else "helped" if helps else "met"
         if clause.named and act != "met":
             sign = 1 if act == "helped" else -1
             shown = [t for t in lx.traits_of(w) if lx.trait_polarity(t) * sign > 0]

@@ -1,0 +1,89 @@
+"""The rule reader by structure (issue #15, this round): sentence ends past a title's
+abbreviation and after a closing quote, a lone other character behind a pronoun, a claim the
+next clause shows false, an observer saved by the actor. Examples written here, not taken from
+the eval stories."""
+
+from __future__ import annotations
+
+from conftest import TurnFactory
+from conftest import interpret_input as _inputs
+
+from curator import MemoryKind, Turn
+from curator.turn.fallback import interpret
+from curator.turn.perspective import clauses
+from curator.turn.reading import Reading, read_turn
+
+
+def reading(make_turn: TurnFactory, reality: str, **kw: object) -> Reading:
+    return read_turn(Turn.model_validate(make_turn(reality, **kw)))
+
+
+def test_a_titles_abbreviation_ends_no_sentence(make_turn: TurnFactory) -> None:
+    turn = Turn.model_validate(make_turn('"Meet me at St. Jude\'s gate," Tom says, and sells you out '
+                                         "to the watch.", actor="ada", others=["tom"]))
+    (only,) = clauses(turn, turn.reality)
+    assert only.agent == "tom"
+    assert read_turn(turn).roles["tom"] == "betrayer"
+
+
+def test_a_sentence_ends_after_a_closing_quote(make_turn: TurnFactory) -> None:
+    # "I am sorry." is Tom's; the next sentence, Sam's idling, is Sam's alone.
+    read = reading(make_turn, 'Tom hands you the lantern. "I was wrong, I am sorry." Sam shrugs by '
+                              "the door.", actor="ada", others=["tom", "sam"])
+    assert read.roles["tom"] == "helper" and read.roles["sam"] == "present"
+
+
+def test_a_pronoun_with_no_one_named_before_is_the_turns_only_other(make_turn: TurnFactory) -> None:
+    turn = Turn.model_validate(make_turn("He listens to all of it, then he hands you the ledger.",
+                                         actor="ada", others=["tom"]))
+    assert [c.agent for c in clauses(turn, turn.reality)] == ["tom"]
+    # "They" may be many: it names nobody
+    crowd = Turn.model_validate(make_turn("They are three shapes by the fire.", actor="ada", others=["tom"]))
+    assert [c.agent for c in clauses(crowd, crowd.reality)] == [None]
+
+
+def test_a_claim_the_next_clause_shows_false_is_a_lie(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "Tom tells you, kindly, that there is nothing left in the safe and "
+                              "that he is sorry. But the door stands ajar, and you can see the "
+                              "banknotes stacked inside.", actor="ada", others=["tom"])
+    assert read.roles["tom"] == "betrayer" and "deceitful" in read.traits["tom"]
+
+
+def test_a_claim_no_one_contradicts_is_no_lie(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "Tom tells you there is nothing left in the safe. You can see it is "
+                              "empty.", actor="ada", others=["tom"])
+    assert read.roles["tom"] != "betrayer"
+
+
+def test_handing_others_over_is_a_betrayal(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, 'Tom is on the radio to the patrol: "Two of them in the barn, and I '
+                              "don't care what you do with them, just let me through.\"",
+                   actor="ada", others=["tom"])
+    assert read.roles["tom"] == "betrayer"
+
+
+def test_working_beside_the_actor_is_help(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "The dam groans. Tom is across the yard when it starts, and before you "
+                              "can call he is shoving sandbags into the breach beside you.",
+                   actor="ada", others=["tom"])
+    assert read.roles["tom"] == "helper"
+
+
+def test_an_observer_the_actor_saved_from_death_remembers_a_defining_kindness(
+        make_turn: TurnFactory) -> None:
+    turn = make_turn("The purge script starts eating Kit's shards one by one. Ada copies Kit's "
+                     "state across to the cold spare with a second to spare. Kit comes back up: "
+                     "'I'd be deleted without you.'", actor="ada", others=[], observers=["kit"])
+    saved = interpret(_inputs(turn, perceiver="kit"))
+    (memory,) = [m for m in saved.memories if m.subject == "ada"]
+    assert memory.kind is MemoryKind.KINDNESS and memory.importance >= 0.9
+    # an observer who was only there is not lifted so
+    seen = make_turn("Ada copies Kit's state across to the cold spare.", actor="ada", others=[],
+                     observers=["kit", "sam"])
+    assert all(m.importance < 0.9 for m in interpret(_inputs(seen, perceiver="sam")).memories)
+
+
+def test_pulling_someone_through_a_doorway_is_a_rescue_of_them(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "The glass gives. You grab Kit by the collar and haul Kit through the "
+                              "doorway.", actor="ada", others=[], observers=["kit"])
+    assert read.acts_on["kit"] == "helped"

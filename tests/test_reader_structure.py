@@ -87,3 +87,36 @@ def test_pulling_someone_through_a_doorway_is_a_rescue_of_them(make_turn: TurnFa
     read = reading(make_turn, "The glass gives. You grab Kit by the collar and haul Kit through the "
                               "doorway.", actor="ada", others=[], observers=["kit"])
     assert read.acts_on["kit"] == "helped"
+
+
+def test_money_put_down_for_someone_is_paying_for_them(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "Tom counts out two dollars on the counter for the widow's flour and "
+                              "tips his hat to you.", actor="ada", others=["tom"])
+    assert read.roles["tom"] == "helper"
+
+
+def test_claiming_alone_in_ones_own_words_what_was_done_together_is_a_betrayal(
+        make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "You ride in together at dusk. Tom steps up to the mayor first. 'I "
+                              "tracked the rustlers myself,' the lad says, and takes the purse.",
+                   actor="ada", others=["tom"])
+    assert read.roles["tom"] == "betrayer"
+
+
+def test_owning_up_to_ones_own_lie_is_amends(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "Tom is waiting at the gate. 'I lied to the elders. I told them the "
+                              "truth this morning.'", actor="ada", others=["tom"])
+    assert read.roles["tom"] == "helper"
+
+
+def test_an_unnamed_ones_relative_clause_keeps_its_own_object() -> None:
+    from curator.turn.perspective import second_person
+    told = "Ada waits. Tom never looks at the man who dragged him out of the river."
+    assert "dragged him out" in second_person(told, "ada")
+    assert "hauls you out" in second_person("Ada slips. Tom hauls her out of the river.", "ada")
+
+
+def test_food_set_down_where_someone_sits_is_a_gift(make_turn: TurnFactory) -> None:
+    turn = make_turn("Ada sets the pot of stew on Tom's table and says nothing about the trial.",
+                     actor="ada", others=[], observers=["tom"])
+    assert read_turn(Turn.model_validate(turn)).acts_on["tom"] == "helped"

@@ -116,6 +116,9 @@ BETRAY_DEED = re.compile(
     r"|\bgambl\w*\b.{0,30}\baway\b|\b(?:has not|hasn't|never) corrected\b"
     r"|\bthe (?:fix|idea|work|call|find|plan) was (?:his|hers|theirs)\b"
     r"|\b(?:he|she|they) had (?:\w+ )?(?:it|them) (?:himself|herself|themselves)\b"
+    # claiming, in one's own words, to have done alone what was done together: "I found their
+    # camp myself"
+    r"|\bi (?:\w+ )?(?:found|made|built|wrote|fixed|caught|tracked|solved|did|saved)\b[^.,;]{0,30}\bmyself\b"
     # handing people over to someone else: "I don't care what you do with any of them"
     r"|\b(?:don't|do not|doesn't) care what (?:you|they) do (?:with|to)\b")
 # A claim made to the actor ("tells you … that there is nothing", "swears he never touched it")
@@ -128,7 +131,7 @@ SHOWN_OTHERWISE = re.compile(r"^\W*(?:but\b)?.*\byou (?:can |could )?(?:see|spot
 # ("says he lied and is ashamed of it, and asks your pardon" is no betrayal).
 AMENDS = re.compile(
     r"\b(?:sorry|apolog\w*|pardon|forgiv\w*|ashamed|amends|thank(?:s|ed)?|grateful|was wrong|owned up"
-    r"|confess\w*|repa(?:y|ys|id)|pays? (?:you |it |her |him )?back"
+    r"|confess\w*|i lied|repa(?:y|ys|id)|pays? (?:you |it |her |him )?back"
     r"|(?:gives?|gave|slides?|slid|hands?|handed|pushes|pushed|lays?|laid) (?:\w+ ){0,4}back"
     r"|strikes? off|struck off|the correction)\b")
 # A lure: leading someone somewhere, then mocking or deserting them there ("leads you into a
@@ -150,6 +153,11 @@ HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "lea
                 "for no wages", "sits with you", "beside you", "stays until", "at your side", "by your side",
                 "your name on", "in your name", "keep it", "keep your", "as paid", "pays for",
                 "paid for", "pays off", "paid off")
+# Money put down for something ("lays three silver dollars on the bar for the man's whiskey"):
+# paying for it, as "pays for" says, whatever the verb of putting.
+PAYS_FOR = re.compile(r"\b(?:lays?|laid|puts?|sets?|slaps?|drops?|counts? out|counted out|leaves|left)\s+"
+                      r"(?:[\w']+\s+){0,3}?(?:dollars?|coins?|pennies|penny|money|silver|gold|shillings?|"
+                      r"crowns?|credits|notes|bills)\b[^.;]{0,40}?\bfor\b")
 # Moving a thing toward someone ("noses a trout toward you", "rolls the last apple over to
 # Wolf"): the noun before the direction is what was passed; `reading._gives` counts it as a
 # gift when that noun is food or goods (a thrown rock is no gift, a trout that swims toward
@@ -322,8 +330,9 @@ def trait_polarity(trait: str) -> int:
 # are matched whole ("den" would take "denied", "map" "maple").
 FOOD = frozenset({"fish", "trout", "salmon", "honey", "berr", "food", "meal", "prey", "meat",
                   "acorn", "fruit", "apple", "grain", "bread", "supper", "dinner", "breakfast",
-                  "feast", "carcass", "rabbit", "deer", "mushroom", "stash", "cache"})
-FOOD_WORDS = frozenset({"nut", "nuts", "egg", "eggs", "root", "roots", "catch", "seeds"})
+                  "feast", "carcass", "rabbit", "deer", "mushroom", "stash", "cache", "stew", "soup",
+                  "broth"})
+FOOD_WORDS = frozenset({"nut", "nuts", "egg", "eggs", "root", "roots", "catch", "seeds", "pot", "bowl"})
 # Not "hollow": more often a dip in the ground than a home.
 SHELTER = frozenset({"shelter", "cave", "burrow", "home", "camp", "roof", "lair", "territor", "house"})
 SHELTER_WORDS = frozenset({"den", "dens", "nest", "nests", "hut", "bed"})

@@ -110,9 +110,17 @@ def _spoken_to(text: str) -> bool:
     return any(_YOU.search(part) for part in QUOTED.split(text) if part and not QUOTED.fullmatch(part))
 
 
+# "the man who dragged him out": the object of a relative clause about someone unnamed is the
+# one the sentence is about, not the actor (who may well be that unnamed man).
+_UNNAMED_WHO = re.compile(r"\b(?:the|a|an)\s+[a-z]+\s+who\s+$", re.IGNORECASE)
+
+
 def _objects(text: str, word: str) -> str:
-    return _OBJECT_PRONOUN.sub(lambda m: m.group(0) if m.group(1).lower() in _NOT_VERBS
-                               else f"{m.group(1)} {word}", text)
+    def one(m: re.Match[str]) -> str:
+        if m.group(1).lower() in _NOT_VERBS or _UNNAMED_WHO.search(text[max(0, m.start() - 40):m.start()]):
+            return m.group(0)
+        return f"{m.group(1)} {word}"
+    return _OBJECT_PRONOUN.sub(one, text)
 
 
 # A sentence ends after . ; ! or ? (or one closing a quote: '…I am so sorry." Brandt, at the

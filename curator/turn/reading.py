@@ -107,7 +107,7 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     reading.concealed = bool(lx.CONCEAL.search(lower))
 
     for n, clause in enumerate(read):
-        _read_clause(clause, reading)
+        _read_clause(clause, reading, aliases)
         if n + 1 < len(read) and _lie(clause, read[n + 1], lower):
             _set_role(reading, clause.agent or "", "betrayer")
             known = reading.traits.setdefault(clause.agent or "", [])
@@ -219,15 +219,23 @@ def _lure(words: list[str], lower: str) -> bool:
         bool(lx.stem_hits(words, lx.MOCK)) or any(p in lower for p in lx.DESERT_PHRASES))
 
 
-def _gives(lower: str, named: list[str]) -> bool:
-    """Food or goods moved toward you or someone named ("noses a trout toward you"): a gift,
-    whatever the verb of moving it is."""
-    names = {display_name(c).lower() for c in named}
-    for match in lx.PASSED_TOWARD.finditer(lower):
+# Food or goods set down where someone is ("sets the pot on the sheriff's desk", "puts a cup
+# into your hands").
+_SET_BEFORE = re.compile(r"\b(?:a|an|the|some|his|her|its|their|one|half)\s+(?:[a-z']+\s+){0,2}?([a-z']+)\s+"
+                         r"(?:on|onto|into|in)\s+(?:the\s+)?([a-z]+)(?:'s|\s+(?:hands|lap|desk|table|plate))\b")
+
+
+def _gives(lower: str, named: list[str], aliases: Aliases = ()) -> bool:
+    """Food or goods moved toward you or someone named ("noses a trout toward you"), or set
+    down where they are ("sets the pot on the sheriff's desk"): a gift, whatever the verb."""
+    other_names = dict(aliases)
+    names = {display_name(c).lower() for c in named} | {
+        a.removeprefix("the ") for c in named for a in other_names.get(c, ())}
+    for match in [*lx.PASSED_TOWARD.finditer(lower), *_SET_BEFORE.finditer(lower)]:
         thing, target = match.group(1), match.group(2)
         valued = lx.stem_hits([thing], lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(
             [thing], lx.GOODS, lx.GOODS_WORDS)
-        if valued and (target == "you" or target in names):
+        if valued and (target in ("you", "your") or target in names):
             return True
     return False
 
@@ -252,7 +260,7 @@ def _verbs(words: list[str]) -> list[str]:
     return out
 
 
-def _read_clause(clause: Clause, reading: Reading) -> None:
+def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> None:
     lower = clause.text.lower()
     for character in clause.named:
         said = clause.said or clause.text
@@ -268,7 +276,8 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS))
     amends = bool(lx.AMENDS.search(lower))
     helps = bool(lx.stem_hits(verbs, lx.HELP, lx.HELP_WORDS)) or bool(lx.JOINS_IN.search(lower)) or any(
-        p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named) or amends
+        p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named, aliases) or amends or bool(
+        lx.PAYS_FOR.search(lower))
     saved = lx.ALIVE_BECAUSE.search(lower)
     if saved and lx.SAVED_BY_YOU.search(lower):
         # "I'd be deleted without you", says the one the actor saved.

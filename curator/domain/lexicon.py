@@ -179,7 +179,8 @@ RESCUE = re.compile(r"\b(?:drag|pull|haul|hook|yank|heave|hoist|fish|lift|carr|t
 SAVED_BY_YOU = re.compile(r"\b(?:without|because of) you\b")
 # The actor pulling someone else out of it ("you drag Probe's state onto a spare node").
 RESCUE_OTHER = re.compile(r"\b(?:drag|pull|haul|hook|yank|heave|hoist|lift|carr|wrench|snatch)\w*\s+"
-                          r"(?:[\w']+\s+){0,3}?(?:out|clear|free|loose|back|aboard|to safety|onto|across|through)\b")
+                          r"(?:[\w']+\s+){0,3}?(?:out|clear|free|loose|back|aboard|to safety|onto|across"
+                          r"|through)\b")
 # Acting against a third party on the actor's behalf: the agent helps, whatever the verbs say.
 PROTECT_PHRASES = ("fights off", "fought off", "drives off", "drove off", "drives the", "chases off",
                    "chases away", "scares off", "scares away", "fends off", "stands between",

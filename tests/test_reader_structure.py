@@ -5,6 +5,7 @@ the eval stories."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import TurnFactory
 from conftest import interpret_input as _inputs
 
@@ -120,3 +121,49 @@ def test_food_set_down_where_someone_sits_is_a_gift(make_turn: TurnFactory) -> N
     turn = make_turn("Ada sets the pot of stew on Tom's table and says nothing about the trial.",
                      actor="ada", others=[], observers=["tom"])
     assert read_turn(Turn.model_validate(turn)).acts_on["tom"] == "helped"
+
+
+def test_a_pronoun_opening_a_clause_is_its_subject_not_the_next_one_named(make_turn: TurnFactory) -> None:
+    turn = Turn.model_validate(make_turn("Tom sets a second sack beside yours. He swears, in front of "
+                                         "Sam, who has come to see the wheel, that your debt is struck "
+                                         "off for good.", actor="ada", others=["tom", "sam"]))
+    read = clauses(turn, turn.reality)
+    assert [c.agent for c in read] == ["tom", "tom", "sam"]
+    assert "that your debt is struck off" in read[1].text  # what he swears is his
+    assert read_turn(turn).roles == {"tom": "helper", "sam": "present"}
+
+
+def test_a_name_in_an_opening_time_phrase_is_not_the_subject(make_turn: TurnFactory) -> None:
+    turn = Turn.model_validate(make_turn("Before the bailiff could speak, Tom strode up and counted the "
+                                         "fine out onto the table.", actor="ada", others=["tom", "sam"]))
+    (only,) = clauses(turn, turn.reality, (("sam", ("the bailiff",)),))
+    assert only.agent == "tom"
+    assert read_turn(turn, (("sam", ("the bailiff",)),)).roles["tom"] == "helper"
+
+
+def test_saying_yes_to_the_actor_is_help(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "You find Tom at the well and ask him. He says yes before you finish.",
+                   actor="ada", others=["tom"])
+    assert read.roles["tom"] == "helper"
+
+
+def test_the_actor_after_an_opening_phrase_acts_and_a_possessive_alias_names(make_turn: TurnFactory) -> None:
+    turn = Turn.model_validate(make_turn("Under the findings you enter your engineer by name.",
+                                         actor="ada", others=[], observers=["tom"]))
+    (only,) = clauses(turn, turn.reality, (("tom", ("the engineer",)),))
+    assert only.by_actor and only.named == ["tom"]
+    assert read_turn(turn, (("tom", ("the engineer",)),)).acts_on["tom"] == "helped"
+    # a name before the "you" is the subject
+    other = Turn.model_validate(make_turn("In the hold Tom hauls you out.", actor="ada", others=["tom"]))
+    assert not clauses(other, other.reality)[0].by_actor
+
+
+def test_amends_for_a_wrong_weigh_as_much_as_the_wrong(make_turn: TurnFactory) -> None:
+    turn = make_turn("Tom lays the money on the counter, every cent. 'I'm sorry.'", actor="ada",
+                     others=["tom"])
+    wronged = _inputs(turn)
+    wronged.relationships["tom"] = wronged.relationships["tom"].model_copy(update={"sentiment": -0.6})
+    friendly = _inputs(turn)
+    shift = {n: next(f.sentiment_shift for f in interpret(i).feelings if f.toward == "tom")
+             for n, i in (("wronged", wronged), ("friendly", friendly))}
+    assert shift["wronged"] == pytest.approx(shift["friendly"] * 1.6, abs=0.002)

@@ -150,14 +150,17 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
                 "steps aside to let you", "lets you", "the other end", "a hand", "pitches in",
-                "for no wages", "sits with you", "beside you", "stays until", "at your side", "by your side",
+                "for no wages", "sits with you", "beside you", "says yes", "said yes", "by name",
+                "stays until", "at your side", "by your side",
                 "your name on", "in your name", "keep it", "keep your", "as paid", "pays for",
                 "paid for", "pays off", "paid off")
 # Money put down for something ("lays three silver dollars on the bar for the man's whiskey"):
 # paying for it, as "pays for" says, whatever the verb of putting.
 PAYS_FOR = re.compile(r"\b(?:lays?|laid|puts?|sets?|slaps?|drops?|counts? out|counted out|leaves|left)\s+"
                       r"(?:[\w']+\s+){0,3}?(?:dollars?|coins?|pennies|penny|money|silver|gold|shillings?|"
-                      r"crowns?|credits|notes|bills)\b[^.;]{0,40}?\bfor\b")
+                      r"crowns?|credits|notes|bills)\b[^.;]{0,40}?\bfor\b"
+                      # "counted the fine out onto the altar step": counting money out is paying it
+                      r"|\bcount(?:s|ed)?\s+(?:the|a|his|her|their|every|each)\s+(?:[\w']+\s+){0,2}?out\b")
 # Moving a thing toward someone ("noses a trout toward you", "rolls the last apple over to
 # Wolf"): the noun before the direction is what was passed; `reading._gives` counts it as a
 # gift when that noun is food or goods (a thrown rock is no gift, a trout that swims toward

@@ -310,6 +310,8 @@ def interpret(inp: InterpretInput) -> Interpretation:
         sign = {"helper": 1.0, "mixed": 0.2}.get(role, -1.0)
         if role == "betrayer":
             weight *= 1.6
+        elif other in reading.amends_by and inp.relationships[other].sentiment < 0:
+            weight *= 1.6  # amends for a wrong weigh as much as a betrayal: they answer one
         feelings.append(Feeling(toward=other, sentiment_shift=round(_clamp(sign * weight, -1, 1), 3)))
     decision = Interpretation(gap=reading.gap, significance=sig, harm=reading.harm, danger=reading.danger,
                               immediate_context=now, relationship_contexts=notes, memories=drafts,

@@ -46,6 +46,7 @@ class Reading:
     novelty: bool = False
     thwart: bool = False
     concealed: bool = False  # someone hid what they did
+    amends_by: set[str] = field(default_factory=set)  # who made amends, thanked or forgave
     armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
 
@@ -318,6 +319,11 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     elif betray:
         role = "betrayer"
         traits = [t for t in traits if lx.trait_polarity(t) < 0] or ["deceitful"]
+    elif amends and not (thwart or harm_done):
+        # "swears that your debt is struck off": the amends are what the words do, whatever verbs
+        # of striking or pushing back they use
+        role = "helper"
+        traits = [t for t in traits if lx.trait_polarity(t) >= 0]
     elif hostile and helps and not (thwart or harm_done):
         role = "mixed"  # gruff but generous: "shoulders you off, then drops a fish at your feet"
     elif hostile:
@@ -329,6 +335,8 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     else:
         role = "present"
         traits = []
+    if role == "helper" and amends:
+        reading.amends_by.add(agent)
     if role == "hostile" and harm_done:
         reading.harm_by.add(agent)
         reading.harm = reading.danger = True

@@ -167,3 +167,20 @@ def test_amends_for_a_wrong_weigh_as_much_as_the_wrong(make_turn: TurnFactory) -
     shift = {n: next(f.sentiment_shift for f in interpret(i).feelings if f.toward == "tom")
              for n, i in (("wronged", wronged), ("friendly", friendly))}
     assert shift["wronged"] == pytest.approx(shift["friendly"] * 1.6, abs=0.002)
+
+
+def test_teeth_at_the_throat_are_mortal_danger(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "The hound is on you before you can turn, its teeth at your throat.",
+                   actor="ada", others=[])
+    assert read.actor_danger and read.actor_lethal
+    seen = reading(make_turn, "The door gives and the thing is on Kit, its jaws working at the collar "
+                              "of his coat.", actor="ada", others=[], observers=["kit"])
+    assert seen.danger and seen.lethal
+    assert not reading(make_turn, "You button the collar of your coat.", actor="ada").lethal
+
+
+def test_a_later_deed_outweighs_an_earlier_meeting(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "You hear the glass go, and the thing is on Kit. You get a hand in the "
+                              "back of Kit's coat and haul Kit bodily through the doorway.",
+                   actor="ada", others=[], observers=["kit"])
+    assert read.acts_on["kit"] == "helped"

@@ -230,6 +230,11 @@ def names_danger(words: list[str], text: str) -> bool:
 MORTAL_PHRASES = ("nearly die", "almost die", "near death", "could have died", "bleeding out",
                   "an inch from", "a finger's width from", "goes under", "went under", "down in the smoke",
                   "fills with smoke")
+# Teeth, jaws or a blade at someone's throat ("its jaw working at the collar of her scrubs",
+# "a knife at his neck"): mortal, whatever else the words say.
+AT_THROAT = re.compile(r"\b(?:jaws?|teeth|fangs|mouth|blade|knife|razor)\b[^.;]{0,25}?"
+                       r"\b(?:at|to|on|against)\s+(?:the\s+|your\s+|his\s+|her\s+|its\s+|their\s+|my\s+)?"
+                       r"(?:throat|neck|collar|jugular)\b")
 # "your life" only says the danger was mortal when there was one ("saving your life this
 # hungry winter" is a figure of speech).
 LETHAL_PHRASES = (*MORTAL_PHRASES, "your life", "for your life", "steel trap", "steel jaws",

@@ -83,9 +83,10 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS)) or bool(torn)
     # "You tear your flank": whoever tears it, a torn "your" body is the actor's.
     reading.actor_harm = reading.actor_danger = "your" in torn
-    reading.danger = reading.harm or lx.names_danger(words, lower)
-    reading.lethal = reading.danger and (
-        bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
+    at_throat = bool(lx.AT_THROAT.search(lower))
+    reading.danger = reading.harm or at_throat or lx.names_danger(words, lower)
+    reading.lethal = at_throat or (reading.danger and (
+        bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES)))
     # "Out of reach", "you get no honey": a success word a negator undoes says it went wrong.
     # A negator reaches no further than its sentence: "sniff the wind. Nothing much happens."
     plain, negated = [], []
@@ -122,12 +123,13 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
             # Danger to the actor is danger in what happens *to* it, not in what it does.
             text = clause.text.lower()
             harmed = bool(lx.stem_hits(clause.words, lx.HARM, lx.HARM_WORDS | lx.AGENT_HARM))
-            lethal_words = any(p in text for p in lx.MORTAL_PHRASES)  # "you go under twice"
+            # "you go under twice", "teeth at your throat"
+            lethal_words = any(p in text for p in lx.MORTAL_PHRASES) or bool(lx.AT_THROAT.search(text))
             danger = harmed or lethal_words or lx.names_danger(clause.words, text)
             reading.actor_harm = reading.actor_harm or harmed
             reading.actor_danger = reading.actor_danger or danger
             reading.actor_lethal = reading.actor_lethal or (danger and (
-                bool(lx.stem_hits(clause.words, lx.LETHAL))
+                bool(lx.stem_hits(clause.words, lx.LETHAL)) or bool(lx.AT_THROAT.search(text))
                 or any(p in text for p in lx.LETHAL_PHRASES)))
     # "Steel jaws snap shut on your leg. Blood soaks the leaves.": when the actor is in danger
     # and nobody else is said to be hurt, the blood is the actor's.
@@ -298,7 +300,10 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
                 shown = ["brave"]  # standing up to a threat (a poacher, an attacker) is brave
             reading.actor_traits.extend(t for t in shown if t not in reading.actor_traits)
         for character in clause.named:
-            reading.acts_on.setdefault(character, act)
+            # a later deed outweighs an earlier meeting: "You hear the window go … You haul her
+            # through the doorway"
+            if reading.acts_on.get(character, "met") == "met":
+                reading.acts_on[character] = act
             _set_role(reading, character, "present")
         return
     betray = (bool(lx.stem_hits(w, lx.BETRAY, lx.BETRAY_WORDS)) or any(

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from curator.domain import lexicon as lx
-from curator.domain.models import Gap, Turn, display_name
+from curator.domain.models import Gap, Turn
+from curator.turn import deeds as dd
 from curator.turn.perspective import Aliases, Clause, clauses, second_person
 
 _STOP = frozenset({"the", "a", "an", "to", "my", "your", "of", "and", "for", "some", "at", "in", "on",
@@ -110,11 +111,11 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
 
     for n, clause in enumerate(read):
         _read_clause(clause, reading, aliases)
-        if n + 1 < len(read) and _lie(clause, read[n + 1], lower):
+        if n + 1 < len(read) and dd.lie(clause, read[n + 1], lower):
             _set_role(reading, clause.agent or "", "betrayer")
             known = reading.traits.setdefault(clause.agent or "", [])
             known.extend(t for t in ("deceitful",) if t not in known)
-        if clause.by_actor and _arms(clause.words):
+        if clause.by_actor and dd.arms(clause.words):
             reading.armed = True
         hides = clause.by_actor and bool(lx.CONCEAL.search(clause.text.lower()))
         if hides and "deceitful" not in reading.actor_traits:
@@ -152,115 +153,8 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     return reading
 
 
-def _lie(claim: Clause, then: Clause, lower: str) -> bool:
-    """Someone tells the actor a thing, and the next clause, after a "but", shows the actor it is
-    not so: "he tells you … that there is nothing. But … you can see three amber vials"."""
-    if claim.agent is None or claim.by_actor or not lx.CLAIM_TO_YOU.search(claim.text.lower()):
-        return False
-    shown = then.text.lower()
-    if not lx.SHOWN_OTHERWISE.search(shown):
-        return False
-    start = lower.find(claim.text.lower())
-    between = lower[start + len(claim.text):lower.find(shown, start)] if start >= 0 else ""
-    return shown.startswith("but") or "but" in lx.tokens(between)
-
-
 def _threat(character: str, reading: Reading) -> bool:
     return character in reading.harm_by or bool(lx.stem_hits([character], lx.DANGER))
-
-
-# Who can stand before a verb of harm: someone, not something ("the tender willow shoots").
-_SUBJECTS = frozenset({"he", "she", "it", "they", "who", "and", "then", "you", "i", "also"})
-
-
-def _harm_done(words: list[str], named: list[str]) -> bool:
-    """A verb of harm done by someone: the word before it (past an adverb) is a character, a
-    pronoun, a danger ("the hunter", "the rifle") or a verb it is coordinated with ("and")."""
-    names = {part for c in named for part in lx.tokens(display_name(c))}
-    for i, word in enumerate(words):
-        if not lx.stem_hits([word], lx.AGENT_HARM):
-            continue
-        j = i - 1
-        while j >= 0 and words[j].endswith("ly"):
-            j -= 1
-        before = words[j] if j >= 0 else ""
-        if (before == "" or before in _SUBJECTS or before in names
-                or before.removesuffix("'s") in names or lx.stem_hits([before], lx.DANGER)):
-            return True
-    return False
-
-
-# Words that end a verb's object: what comes after them is where or how, not what.
-_OBJECT_ENDS = frozenset({"and", "or", "but", "to", "at", "in", "on", "onto", "into", "of", "for", "with",
-                          "from", "by", "under", "over", "across", "through", "toward", "towards", "near",
-                          "beside", "below", "above", "behind", "past", "down", "up", "out", "off",
-                          "back", "aside", "away", "while", "then"})
-
-
-def _arms(words: list[str]) -> bool:
-    """The actor sets or makes a danger: a verb of placing or making whose object (the words up
-    to a preposition) names one ("bury the steel jaws under leaf litter", "light a fire"), or
-    poisoning, whatever is poisoned."""
-    for i, word in enumerate(words):
-        if word not in lx.ARM_WORDS:
-            continue
-        if word.startswith("poison"):
-            return True
-        thing = []
-        for following in words[i + 1:i + 5]:
-            if following in _OBJECT_ENDS:
-                break
-            thing.append(following)
-        if lx.names_danger(thing, " ".join(thing)) or lx.stem_hits(thing, lx.HARM):
-            return True
-    return False
-
-
-def _lure(words: list[str], lower: str) -> bool:
-    """Led somewhere, then mocked or deserted there: a trick, however helpful the verb."""
-    return bool(lx.stem_hits(words, lx.GUIDE, lx.GUIDE_WORDS)) and (
-        bool(lx.stem_hits(words, lx.MOCK)) or any(p in lower for p in lx.DESERT_PHRASES))
-
-
-# Food or goods set down where someone is ("sets the pot on the sheriff's desk", "puts a cup
-# into your hands").
-_SET_BEFORE = re.compile(r"\b(?:a|an|the|some|his|her|its|their|one|half)\s+(?:[a-z']+\s+){0,2}?([a-z']+)\s+"
-                         r"(?:on|onto|into|in)\s+(?:the\s+)?([a-z]+)(?:'s|\s+(?:hands|lap|desk|table|plate))\b")
-
-
-def _gives(lower: str, named: list[str], aliases: Aliases = ()) -> bool:
-    """Food or goods moved toward you or someone named ("noses a trout toward you"), or set
-    down where they are ("sets the pot on the sheriff's desk"): a gift, whatever the verb."""
-    other_names = dict(aliases)
-    names = {display_name(c).lower() for c in named} | {
-        a.removeprefix("the ") for c in named for a in other_names.get(c, ())}
-    for match in [*lx.PASSED_TOWARD.finditer(lower), *_SET_BEFORE.finditer(lower)]:
-        thing, target = match.group(1), match.group(2)
-        valued = lx.stem_hits([thing], lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(
-            [thing], lx.GOODS, lx.GOODS_WORDS)
-        if valued and (target in ("you", "your") or target in names):
-            return True
-    return False
-
-
-# After a verb of standing in the way, these say it was done somewhere, not to someone: "stops
-# on the landing", "pushes through the crowd", "stops to take it in".
-_INTRANSITIVE = frozenset({"on", "in", "into", "onto", "through", "across", "along", "for", "beside",
-                           "by", "under", "near", "inside", "outside", "around", "short", "dead"})
-
-
-def _verbs(words: list[str]) -> list[str]:
-    """The clause's words that can be its deeds: a word after a determiner is a thing ("her good
-    shoulder", "your claims", "the guard"), and one followed by a preposition of place was done
-    somewhere, not to someone ("stops on the landing")."""
-    out = []
-    for i, word in enumerate(words):
-        if i and words[i - 1] in lx.DETERMINERS:
-            continue
-        if i + 1 < len(words) and words[i + 1] in _INTRANSITIVE:
-            continue
-        out.append(word)
-    return out
 
 
 def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> None:
@@ -273,13 +167,13 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     if agent is None:
         return
     w = clause.words
-    verbs = _verbs(w)
+    verbs = dd.verbs(w)
     thwart = bool(lx.stem_hits(verbs, lx.THWART, lx.THWART_WORDS)) or bool(lx.TAKES_AWAY.search(lower))
-    harm_done = _harm_done(w, clause.named)
+    harm_done = dd.harm_done(w, clause.named)
     hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS))
     amends = bool(lx.AMENDS.search(lower))
     helps = bool(lx.stem_hits(verbs, lx.HELP, lx.HELP_WORDS)) or bool(lx.JOINS_IN.search(lower)) or any(
-        p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named, aliases) or amends or bool(
+        p in lower for p in lx.HELP_PHRASES) or dd.gives(lower, clause.named, aliases) or amends or bool(
         lx.PAYS_FOR.search(lower))
     saved = lx.ALIVE_BECAUSE.search(lower)
     if saved and lx.SAVED_BY_YOU.search(lower):
@@ -307,7 +201,7 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
             _set_role(reading, character, "present")
         return
     betray = (bool(lx.stem_hits(w, lx.BETRAY, lx.BETRAY_WORDS)) or any(
-        p in lower for p in lx.BETRAY_PHRASES) or _lure(w, lower) or bool(lx.BETRAY_DEED.search(lower))
+        p in lower for p in lx.BETRAY_PHRASES) or dd.lure(w, lower) or bool(lx.BETRAY_DEED.search(lower))
     ) and not amends
     targets = [c for c in clause.named[1:] if c != agent]
     protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(

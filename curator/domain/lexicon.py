@@ -162,7 +162,7 @@ PAYS_FOR = re.compile(r"\b(?:lays?|laid|puts?|sets?|slaps?|drops?|counts? out|co
                       # "counted the fine out onto the altar step": counting money out is paying it
                       r"|\bcount(?:s|ed)?\s+(?:the|a|his|her|their|every|each)\s+(?:[\w']+\s+){0,2}?out\b")
 # Moving a thing toward someone ("noses a trout toward you", "rolls the last apple over to
-# Wolf"): the noun before the direction is what was passed; `reading._gives` counts it as a
+# Wolf"): the noun before the direction is what was passed; `deeds.gives` counts it as a
 # gift when that noun is food or goods (a thrown rock is no gift, a trout that swims toward
 # you is no one's gift: its noun is not last before the direction).
 PASSED_TOWARD = re.compile(r"\b(?:a|an|the|some|his|her|its|their|one|half)\s+(?:[a-z']+\s+)?"

@@ -184,3 +184,20 @@ def test_a_later_deed_outweighs_an_earlier_meeting(make_turn: TurnFactory) -> No
                               "back of Kit's coat and haul Kit bodily through the doorway.",
                    actor="ada", others=[], observers=["kit"])
     assert read.acts_on["kit"] == "helped"
+
+
+def test_the_actor_as_an_object_with_another_is_named_last() -> None:
+    from curator.turn.narration import retell
+    assert retell("Wolf blocks you and Fox at the river.", perceiver="bear", actor="bear") == \
+        "Wolf blocks Fox and me at the river."
+    assert retell("You and Fox haul it.", perceiver="bear", actor="bear") == "Fox and I haul it."
+
+
+def test_a_noun_in_ss_before_you_is_no_verb_taking_you() -> None:
+    from curator.turn.narration import retell
+    told = "Under the reactor loss you enter your engineer by name."
+    assert retell(told, perceiver="kell", actor="varga") == \
+        "Under the reactor loss Varga enters Varga's engineer by name."
+    assert retell(told, perceiver="varga", actor="varga") == \
+        "Under the reactor loss I enter my engineer by name."
+    assert retell("Wolf blocks you.", perceiver="bear", actor="bear") == "Wolf blocks me."

@@ -201,3 +201,14 @@ def test_a_noun_in_ss_before_you_is_no_verb_taking_you() -> None:
     assert retell(told, perceiver="varga", actor="varga") == \
         "Under the reactor loss I enter my engineer by name."
     assert retell("Wolf blocks you.", perceiver="bear", actor="bear") == "Wolf blocks me."
+
+
+def test_a_memory_keeps_one_tense_the_present_the_game_tells_it_in(make_turn: TurnFactory) -> None:
+    helped = make_turn("The poacher raises his rifle. Wolf bursts out of the undergrowth and knocks "
+                       "the poacher down.", actor="bear", action="Roar at the human",
+                       others=["wolf", "poacher"])
+    (memory,) = [m for m in interpret(_inputs(helped)).memories if m.subject == "wolf"]
+    assert memory.content.startswith("When I try to roar at the human, Wolf bursts out")
+    blocked = make_turn("Wolf blocks your path.", actor="bear", action="Head to the river", others=["wolf"])
+    (memory,) = [m for m in interpret(_inputs(blocked)).memories if m.subject == "wolf"]
+    assert memory.content.startswith("I mean to head to the river, but Wolf blocks my path")

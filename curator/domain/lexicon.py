@@ -28,8 +28,9 @@ _STOPWORDS = frozenset({
     "the", "a", "an", "and", "or", "but", "to", "of", "in", "on", "at", "by", "for", "with", "from",
     "into", "as", "is", "it", "its", "was", "are", "be", "i", "me", "my", "you", "your", "he", "she",
     "his", "her", "him", "they", "them", "their", "this", "that", "then", "when", "while", "meant",
-    "tried", "so", "up", "out", "off", "over", "all", "just", "not", "no", "too", "very", "again",
-    "still", "one", "has", "have", "had", "did", "does", "do", "what", "who", "there", "here"})
+    "tried", "mean", "try", "so", "up", "out", "off", "over", "all", "just", "not", "no", "too",
+    "very", "again", "still", "one", "has", "have", "had", "did", "does", "do", "what", "who", "there",
+    "here"})
 
 
 def unnegated(words: list[str]) -> tuple[list[str], list[str]]:

@@ -212,3 +212,18 @@ def test_a_memory_keeps_one_tense_the_present_the_game_tells_it_in(make_turn: Tu
     blocked = make_turn("Wolf blocks your path.", actor="bear", action="Head to the river", others=["wolf"])
     (memory,) = [m for m in interpret(_inputs(blocked)).memories if m.subject == "wolf"]
     assert memory.content.startswith("I mean to head to the river, but Wolf blocks my path")
+
+
+def test_sending_the_others_off_while_holding_ones_ground_shields_them(make_turn: TurnFactory) -> None:
+    turn = make_turn("The gate shudders under the first blows. Over your shoulder Kit and Sam are at the "
+                     "culvert. 'Run,' you tell them, and you set your back to the gate and do not move.",
+                     actor="ada", others=[], observers=["kit", "sam"])
+    read = read_turn(Turn.model_validate(turn))
+    assert read.acts_on == {"kit": "helped", "sam": "helped"} and read.actor_lethal
+    kit = interpret(_inputs(turn, perceiver="kit"))
+    (memory,) = [m for m in kit.memories if m.subject == "ada"]
+    assert memory.kind is MemoryKind.KINDNESS and memory.importance >= 0.9
+    # telling them to go, with no ground held, is no sacrifice
+    calm = read_turn(Turn.model_validate(make_turn("Kit and Sam yawn. 'Go,' you tell them, 'get some sleep.'",
+                                                   actor="ada", others=[], observers=["kit", "sam"])))
+    assert not calm.actor_danger and "helped" not in calm.acts_on.values()

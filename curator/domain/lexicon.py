@@ -236,6 +236,11 @@ MORTAL_PHRASES = ("nearly die", "almost die", "near death", "could have died", "
 AT_THROAT = re.compile(r"\b(?:jaws?|teeth|fangs|mouth|blade|knife|razor)\b[^.;]{0,25}?"
                        r"\b(?:at|to|on|against)\s+(?:the\s+|your\s+|his\s+|her\s+|its\s+|their\s+|my\s+)?"
                        r"(?:throat|neck|collar|jugular)\b")
+# Sending the others away while holding one's ground ("'Go,' you tell them … and you brace and do
+# not move"): the actor stays in the danger so that they get out, a sacrifice for them.
+SENDS_AWAY = re.compile(r"[\"\u201c'](?:go|run|get out|get clear|go on|leave me|get going)\W{0,3}"
+                        r"[\"\u201d']\W{0,2}you (?:tell|shout|yell|say|order|roar|snap)")
+HOLDS_GROUND = re.compile(r"\byou (?:brace|hold|stand your ground|set your back|do not move|don't move)")
 # "your life" only says the danger was mortal when there was one ("saving your life this
 # hungry winter" is a figure of speech).
 LETHAL_PHRASES = (*MORTAL_PHRASES, "your life", "for your life", "steel trap", "steel jaws",

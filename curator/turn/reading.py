@@ -146,6 +146,12 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
         reading.actor_danger = reading.actor_lethal = True
     elif saved:  # "I'd be deleted without you": the speaker's life was, and an observer sees it
         reading.danger = reading.lethal = True
+    if lx.SENDS_AWAY.search(lower) and lx.HOLDS_GROUND.search(lower):
+        # "'Go,' you tell them, … and you brace and do not move": those sent off are shielded,
+        # and the one who stays behind is in mortal danger
+        for other in reading.clause_of:
+            reading.acts_on[other] = "helped"
+        reading.danger = reading.lethal = reading.actor_danger = reading.actor_lethal = True
     for other in turn.others:
         reading.roles.setdefault(other, "present")
     _apply_hints(turn, reading)

@@ -418,4 +418,4 @@ def test_observe_says_what_kept_a_memory(tmp_path: Path, make_turn: TurnFactory)
                      actor="fox", observers=["owl"], action="Steal the honeycomb")
     shown = CliRunner().invoke(cli, ["observe", "--db", str(tmp_path / "w.db")], input=json.dumps(turn))
     assert shown.exit_code == 0, shown.stderr
-    assert "Owl → Fox: I watched Fox" in shown.stdout and "(kept: moral 0.70 ≥ 0.60)" in shown.stdout
+    assert "Owl → Fox: I watch Fox" in shown.stdout and "(kept: moral 0.70 ≥ 0.60)" in shown.stdout

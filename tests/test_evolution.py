@@ -394,7 +394,7 @@ def test_week_8_differs_from_week_1_in_the_ways_the_weeks_earned(
     # A defining memory of the hard weeks is named in who Bear is now.
     assert "A formative experience: " in week8
     formative = week8.split("A formative experience: ", 1)[1]
-    assert formative.startswith(('"I was in danger: a rockslide', '"I trusted Fox, but Fox tricks me'))
+    assert formative.startswith(('"I am in danger: a rockslide', '"I trust Fox, but Fox tricks me'))
     assert "formative" not in week1 or "Fox trots up" in week1
     # What Bear has tried since: every hunt and climb went wrong, and the abilities layer says so.
     assert "## What you have practised" not in week1

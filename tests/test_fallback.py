@@ -49,7 +49,7 @@ def test_blocked_intent_becomes_a_first_person_conflict_memory(make_turn: TurnFa
     assert memory.kind is MemoryKind.CONFLICT
     assert memory.valence < -0.3
     assert memory.emotional_impact in {"frustrated", "angry"}
-    assert memory.content.startswith("I meant to head to my favorite fishing spot, but Wolf")
+    assert memory.content.startswith("I mean to head to my favorite fishing spot, but Wolf")
     assert "my fishing spot" in memory.content and "your" not in memory.content
     assert "territorial" in memory.traits
     assert [f.toward for f in result.feelings] == ["wolf"] and result.feelings[0].sentiment_shift < 0
@@ -91,7 +91,7 @@ def test_harm_raises_significance_and_forms_a_self_danger_memory(make_turn: Turn
     (memory,) = result.memories
     assert memory.subject is None and memory.kind is MemoryKind.DANGER
     assert memory.importance >= 0.9 and memory.emotional_impact == "terrified"
-    assert memory.content.startswith("My life was in danger: steel jaws snap shut on my hind leg")
+    assert memory.content.startswith("My life is in danger: steel jaws snap shut on my hind leg")
 
 
 def test_setting_a_trap_is_no_danger_to_the_one_who_sets_it(make_turn: TurnFactory) -> None:
@@ -109,7 +109,7 @@ def test_observer_remembers_from_its_own_side_and_never_sees_intent(make_turn: T
         update={"intent": unseen})}))
     about_bear = next(m for m in result.memories if m.subject == "bear")
     assert about_bear.kind is MemoryKind.WITNESSED
-    assert about_bear.content == "I watched Bear: Wolf blocks Bear's path and growls at Bear."
+    assert about_bear.content == "I watch Bear: Wolf blocks Bear's path and growls at Bear."
     assert "hungry" not in about_bear.content and "berries" not in about_bear.content
 
 

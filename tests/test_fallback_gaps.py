@@ -61,18 +61,18 @@ def test_the_same_sight_without_a_first_is_not_kept(make_turn: TurnFactory) -> N
 def test_an_action_that_is_an_attempt_is_not_tried_twice() -> None:
     from curator.turn.phrasing import tried
 
-    assert tried("try the slippery rocks at the falls") == "tried the slippery rocks at the falls"
-    assert tried("Try to climb the oak") == "tried to climb the oak"
-    assert tried("attempt to cross the ice") == "tried to cross the ice"
-    assert tried("climb the oak") == "tried to climb the oak"
-    assert tried("trap a rabbit") == "tried to trap a rabbit"  # a word that starts like 'try'
+    assert tried("try the slippery rocks at the falls") == "try the slippery rocks at the falls"
+    assert tried("Try to climb the oak") == "try to climb the oak"
+    assert tried("attempt to cross the ice") == "try to cross the ice"
+    assert tried("climb the oak") == "try to climb the oak"
+    assert tried("trap a rabbit") == "try to trap a rabbit"  # a word that starts like 'try'
 
 
 def test_a_failed_attempt_reads_as_one_attempt(make_turn: TurnFactory) -> None:
     turn = make_turn("Your feet shoot out from under you and the fish leap past untouched.",
                      action="Try the slippery rocks at the falls")
     (memory,) = interpret(_inputs(turn)).memories
-    assert memory.content.startswith("I tried the slippery rocks at the falls, but")
+    assert memory.content.startswith("I try the slippery rocks at the falls, but")
 
 
 # -- repeats (dedup.py): shared by the model's drafts and the fallback's ----------------------
@@ -84,7 +84,7 @@ def test_the_same_event_retold_under_another_heading_reinforces(curator, make_tu
                                        action="Drink at the beaver pond again"))
     assert [c.subject for c in second.reinforced] == ["beaver"] and not second.formed
     (memory,) = curator.character("bear").relationships["beaver"].recent_memories
-    assert memory.content.startswith("I met Beaver for the first time") and len(memory.source_turns) == 2
+    assert memory.content.startswith("I meet Beaver for the first time") and len(memory.source_turns) == 2
 
 
 def test_the_same_words_felt_the_opposite_way_are_two_memories() -> None:
@@ -171,7 +171,7 @@ def test_a_danger_from_which_your_life_was_saved_was_mortal(make_turn: TurnFacto
                      actor="deer", others=["beaver"], action="Drink at the river")
     assert read_turn(Turn.model_validate(turn)).actor_lethal
     own = [m for m in interpret(_inputs(turn)).memories if m.subject is None]
-    assert own[0].kind is MemoryKind.DANGER and own[0].content.startswith("My life was in danger")
+    assert own[0].kind is MemoryKind.DANGER and own[0].content.startswith("My life is in danger")
     assert own[0].importance >= 0.9  # reaches core review: a life-threatening event is core
 
 
@@ -192,7 +192,7 @@ def test_an_observer_the_actor_helped_remembers_a_kindness_not_a_sight() -> None
     saved = interpret(_inputs(RESCUE, perceiver="wolf"))
     (memory,) = [m for m in saved.memories if m.subject == "bear"]
     assert memory.kind is MemoryKind.KINDNESS and memory.valence > 0.5
-    assert memory.content.startswith("Bear came to my aid: ") and "I pull my leg free" in memory.content
+    assert memory.content.startswith("Bear comes to my aid: ") and "I pull my leg free" in memory.content
     (toward_bear,) = [f for f in saved.feelings if f.toward == "bear"]
     assert toward_bear.sentiment_shift >= 0.3
     # a bystander saw the same turn: a sight, not a kindness to itself

@@ -266,7 +266,7 @@ def test_a_cycle_reviews_goals_with_what_moved_and_what_bears_on_them(bear: Cura
     first = bear.evolve()
     bear_section = first.report.split("## Bear", 1)[1]
     assert "**Goal:** Catch trout at the river ██░░░░░░░░ 20% (new)" in bear_section
-    assert "  - bears on it: I tried to fish at the river, but the trout slips" in bear_section
+    assert "  - bears on it: I try to fish at the river, but the trout slips" in bear_section
     review = {g.label: g for g in next(c for c in first.characters if c.character == "bear").goals}
     assert review["ice"].evidence == []  # the ice memory does not say "cross" or "frozen river"
     bear.goals.advance("bear", "fish", 0.3)

@@ -42,7 +42,7 @@ def test_significant_event_forms_a_memory_and_creates_characters(curator, make_t
         ("bear", "wolf", "conflict"), ("owl", "bear", "witnessed")}
     assert all(s.decided_by == "fallback" and s.reason == "no model configured" for s in result.steps)
     bear = curator.character("bear")
-    assert bear.relationships["wolf"].recent_memories[0].content.startswith("I meant to head to the")
+    assert bear.relationships["wolf"].recent_memories[0].content.startswith("I mean to head to the")
     assert bear.relationships["wolf"].immediate_context.startswith("Wolf emerges")
 
 
@@ -139,7 +139,7 @@ def test_observers_remember_the_same_event_from_their_side(curator, make_turn) -
     result = curator.observe(make_turn(BLOCK, others=["wolf"], observers=["owl", "fox"]))
     for observer in ("owl", "fox"):
         memory = next(m for m in result.formed if m.owner == observer and m.subject == "bear")
-        assert memory.content.startswith("I watched Bear: Wolf emerges")
+        assert memory.content.startswith("I watch Bear: Wolf emerges")
         assert "my path" not in memory.content and "Bear's path" in memory.content
 
 

@@ -96,7 +96,7 @@ def test_a_verb_left_third_person_after_you_is_mine_and_a_real_second_person_is_
     # a pair as a subject, an epithet before the name
     ("On the porch Delia and Jody let go of the rail.", "delia",
      "On the porch Jody and I let go of the rail."),
-    ("Fox leaves Delia and Jody behind.", "delia", "Fox leaves me and Jody behind."),
+    ("Fox leaves Delia and Jody behind.", "delia", "Fox leaves Jody and me behind."),  # me last
     ("'Clean,' she writes, and Vigil reads it over her shoulder.", "vigil",
      "'Clean,' she writes, and I read it over her shoulder."),  # hers: she was named first
     ("Beside her Corliss touches two fingers to his hat brim.", "corliss",

@@ -26,7 +26,7 @@ def test_python_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.Monk
     exec(compile(block, "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("[('bear', 'conflict')")
-    assert printed[1].startswith("I meant to head to my favorite fishing spot, but Wolf")
+    assert printed[1].startswith("I mean to head to my favorite fishing spot, but Wolf")
     sentiment, bond = (float(x) for x in printed[2].split())
     assert sentiment < bond < 0  # as the comment says: sentiment fast, bond slow
     assert (tmp_path / "world.db").exists()

@@ -79,11 +79,11 @@ def test_7_the_poacher_is_feared(story) -> None:
 def test_9_owl_remembers_the_attack_and_the_rescue_from_its_own_side(story) -> None:
     owl = story["world"].character("owl")
     seen = [m.content for m in owl.relationships["bear"].core_memories]
-    assert any(c.startswith("I watched Bear: Steel jaws snap shut on Bear's hind leg") for c in seen)
+    assert any(c.startswith("I watch Bear: Steel jaws snap shut on Bear's hind leg") for c in seen)
     wolf_core = [m.content for m in owl.relationships["wolf"].core_memories]
     assert any("Wolf bursts out of the undergrowth" in c for c in wolf_core)
     trap = [m for m in _about(story["world"], "owl", "poacher") if m.source_turns == ["t030"]]
-    assert trap and trap[0].content.startswith("I watched Poacher: Poacher buries the steel jaws")
+    assert trap and trap[0].content.startswith("I watch Poacher: Poacher buries the steel jaws")
 
 
 def test_11_13_fox_is_liked_then_distrusted_after_the_betrayal(story) -> None:
@@ -99,7 +99,7 @@ def test_11_13_fox_is_liked_then_distrusted_after_the_betrayal(story) -> None:
 
 def test_16_bear_meets_owl_at_t017(story) -> None:
     (meeting,) = [m for m in story["results"]["t017"].formed if m.owner == "bear"]
-    assert meeting.kind == "encounter" and meeting.content.startswith("I met Owl for the first time")
+    assert meeting.kind == "encounter" and meeting.content.startswith("I meet Owl for the first time")
     assert "owl" not in story["feelings"]["t016"]
 
 

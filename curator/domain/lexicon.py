@@ -28,8 +28,9 @@ _STOPWORDS = frozenset({
     "the", "a", "an", "and", "or", "but", "to", "of", "in", "on", "at", "by", "for", "with", "from",
     "into", "as", "is", "it", "its", "was", "are", "be", "i", "me", "my", "you", "your", "he", "she",
     "his", "her", "him", "they", "them", "their", "this", "that", "then", "when", "while", "meant",
-    "tried", "so", "up", "out", "off", "over", "all", "just", "not", "no", "too", "very", "again",
-    "still", "one", "has", "have", "had", "did", "does", "do", "what", "who", "there", "here"})
+    "tried", "mean", "try", "so", "up", "out", "off", "over", "all", "just", "not", "no", "too",
+    "very", "again", "still", "one", "has", "have", "had", "did", "does", "do", "what", "who", "there",
+    "here"})
 
 
 def unnegated(words: list[str]) -> tuple[list[str], list[str]]:
@@ -115,12 +116,23 @@ BETRAY_DEED = re.compile(
     r"(?:the\s+)?credit\b|\bcredit for (?:your|you)\b|\btrusted (?:you|him|her|them) with\b"
     r"|\bgambl\w*\b.{0,30}\baway\b|\b(?:has not|hasn't|never) corrected\b"
     r"|\bthe (?:fix|idea|work|call|find|plan) was (?:his|hers|theirs)\b"
-    r"|\b(?:he|she|they) had (?:\w+ )?(?:it|them) (?:himself|herself|themselves)\b")
+    r"|\b(?:he|she|they) had (?:\w+ )?(?:it|them) (?:himself|herself|themselves)\b"
+    # claiming, in one's own words, to have done alone what was done together: "I found their
+    # camp myself"
+    r"|\bi (?:\w+ )?(?:found|made|built|wrote|fixed|caught|tracked|solved|did|saved)\b[^.,;]{0,30}\bmyself\b"
+    # handing people over to someone else: "I don't care what you do with any of them"
+    r"|\b(?:don't|do not|doesn't) care what (?:you|they) do (?:with|to)\b")
+# A claim made to the actor ("tells you … that there is nothing", "swears he never touched it")
+# that the next words, after a "but", show the actor otherwise ("But … you can see three vials"):
+# a lie, told to the actor's face.
+CLAIM_TO_YOU = re.compile(r"\b(?:tells?|told|says?|said|swears?|swore|assures?|assured|insists?|insisted)"
+                          r"\s+you\b.*\b(?:nothing|never|none|no one|not)\b")
+SHOWN_OTHERWISE = re.compile(r"^\W*(?:but\b)?.*\byou (?:can |could )?(?:see|spot|find|notice|read)\b")
 # Making amends, thanks and forgiveness: good done to the actor, whatever else the words say
 # ("says he lied and is ashamed of it, and asks your pardon" is no betrayal).
 AMENDS = re.compile(
     r"\b(?:sorry|apolog\w*|pardon|forgiv\w*|ashamed|amends|thank(?:s|ed)?|grateful|was wrong|owned up"
-    r"|confess\w*|repa(?:y|ys|id)|pays? (?:you |it |her |him )?back"
+    r"|confess\w*|i lied|repa(?:y|ys|id)|pays? (?:you |it |her |him )?back"
     r"|(?:gives?|gave|slides?|slid|hands?|handed|pushes|pushed|lays?|laid) (?:\w+ ){0,4}back"
     r"|strikes? off|struck off|the correction)\b")
 # A lure: leading someone somewhere, then mocking or deserting them there ("leads you into a
@@ -139,11 +151,19 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
                 "steps aside to let you", "lets you", "the other end", "a hand", "pitches in",
-                "for no wages", "sits with you", "stays until", "at your side", "by your side",
+                "for no wages", "sits with you", "beside you", "says yes", "said yes", "by name",
+                "stays until", "at your side", "by your side",
                 "your name on", "in your name", "keep it", "keep your", "as paid", "pays for",
                 "paid for", "pays off", "paid off")
+# Money put down for something ("lays three silver dollars on the bar for the man's whiskey"):
+# paying for it, as "pays for" says, whatever the verb of putting.
+PAYS_FOR = re.compile(r"\b(?:lays?|laid|puts?|sets?|slaps?|drops?|counts? out|counted out|leaves|left)\s+"
+                      r"(?:[\w']+\s+){0,3}?(?:dollars?|coins?|pennies|penny|money|silver|gold|shillings?|"
+                      r"crowns?|credits|notes|bills)\b[^.;]{0,40}?\bfor\b"
+                      # "counted the fine out onto the altar step": counting money out is paying it
+                      r"|\bcount(?:s|ed)?\s+(?:the|a|his|her|their|every|each)\s+(?:[\w']+\s+){0,2}?out\b")
 # Moving a thing toward someone ("noses a trout toward you", "rolls the last apple over to
-# Wolf"): the noun before the direction is what was passed; `reading._gives` counts it as a
+# Wolf"): the noun before the direction is what was passed; `deeds.gives` counts it as a
 # gift when that noun is food or goods (a thrown rock is no gift, a trout that swims toward
 # you is no one's gift: its noun is not last before the direction).
 PASSED_TOWARD = re.compile(r"\b(?:a|an|the|some|his|her|its|their|one|half)\s+(?:[a-z']+\s+)?"
@@ -163,7 +183,8 @@ RESCUE = re.compile(r"\b(?:drag|pull|haul|hook|yank|heave|hoist|fish|lift|carr|t
 SAVED_BY_YOU = re.compile(r"\b(?:without|because of) you\b")
 # The actor pulling someone else out of it ("you drag Probe's state onto a spare node").
 RESCUE_OTHER = re.compile(r"\b(?:drag|pull|haul|hook|yank|heave|hoist|lift|carr|wrench|snatch)\w*\s+"
-                          r"(?:[\w']+\s+){0,3}?(?:out|clear|free|loose|back|aboard|to safety|onto|across)\b")
+                          r"(?:[\w']+\s+){0,3}?(?:out|clear|free|loose|back|aboard|to safety|onto|across"
+                          r"|through)\b")
 # Acting against a third party on the actor's behalf: the agent helps, whatever the verbs say.
 PROTECT_PHRASES = ("fights off", "fought off", "drives off", "drove off", "drives the", "chases off",
                    "chases away", "scares off", "scares away", "fends off", "stands between",
@@ -210,6 +231,16 @@ def names_danger(words: list[str], text: str) -> bool:
 MORTAL_PHRASES = ("nearly die", "almost die", "near death", "could have died", "bleeding out",
                   "an inch from", "a finger's width from", "goes under", "went under", "down in the smoke",
                   "fills with smoke")
+# Teeth, jaws or a blade at someone's throat ("its jaw working at the collar of her scrubs",
+# "a knife at his neck"): mortal, whatever else the words say.
+AT_THROAT = re.compile(r"\b(?:jaws?|teeth|fangs|mouth|blade|knife|razor)\b[^.;]{0,25}?"
+                       r"\b(?:at|to|on|against)\s+(?:the\s+|your\s+|his\s+|her\s+|its\s+|their\s+|my\s+)?"
+                       r"(?:throat|neck|collar|jugular)\b")
+# Sending the others away while holding one's ground ("'Go,' you tell them … and you brace and do
+# not move"): the actor stays in the danger so that they get out, a sacrifice for them.
+SENDS_AWAY = re.compile(r"[\"\u201c'](?:go|run|get out|get clear|go on|leave me|get going)\W{0,3}"
+                        r"[\"\u201d']\W{0,2}you (?:tell|shout|yell|say|order|roar|snap)")
+HOLDS_GROUND = re.compile(r"\byou (?:brace|hold|stand your ground|set your back|do not move|don't move)")
 # "your life" only says the danger was mortal when there was one ("saving your life this
 # hungry winter" is a figure of speech).
 LETHAL_PHRASES = (*MORTAL_PHRASES, "your life", "for your life", "steel trap", "steel jaws",
@@ -314,8 +345,9 @@ def trait_polarity(trait: str) -> int:
 # are matched whole ("den" would take "denied", "map" "maple").
 FOOD = frozenset({"fish", "trout", "salmon", "honey", "berr", "food", "meal", "prey", "meat",
                   "acorn", "fruit", "apple", "grain", "bread", "supper", "dinner", "breakfast",
-                  "feast", "carcass", "rabbit", "deer", "mushroom", "stash", "cache"})
-FOOD_WORDS = frozenset({"nut", "nuts", "egg", "eggs", "root", "roots", "catch", "seeds"})
+                  "feast", "carcass", "rabbit", "deer", "mushroom", "stash", "cache", "stew", "soup",
+                  "broth"})
+FOOD_WORDS = frozenset({"nut", "nuts", "egg", "eggs", "root", "roots", "catch", "seeds", "pot", "bowl"})
 # Not "hollow": more often a dip in the ground than a home.
 SHELTER = frozenset({"shelter", "cave", "burrow", "home", "camp", "roof", "lair", "territor", "house"})
 SHELTER_WORDS = frozenset({"den", "dens", "nest", "nests", "hut", "bed"})

@@ -87,7 +87,9 @@ def significance(inp: InterpretInput, reading: Reading) -> float:
             score += 0.15  # the same thing went wrong again: a lesson
     if reading.quiet and reading.gap is Gap.SUCCEEDED:
         score -= 0.05
-    if not actor and not (harm or lethal):
+    if not actor and reading.acts_on.get(inp.perceiver) == "helped":
+        score += 0.25  # helped by the actor, an observer lives the turn as one helped: weighed so
+    elif not actor and not (harm or lethal):
         score -= 0.1  # seeing is weaker than living it
     return round(_clamp(score), 3)
 
@@ -123,11 +125,11 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
     trusted = trusts(rel)
     if role == "betrayer" or (role == "hostile" and trusted and reading.thwart):
         kind, valence, feeling = MemoryKind.BETRAYAL, -0.85, "betrayed"
-        content = f"I trusted {display_name(other)}, but {_flow(clause, inp)}"
+        content = f"I trust {display_name(other)}, but {_flow(clause, inp)}"
     elif role == "hostile" and (other in reading.harm_by or reading.actor_harm):
         kind, valence = MemoryKind.DANGER, -0.9
         feeling = "terrified" if reading.actor_lethal else "hurt"
-        content = f"I meant to {action}, but {_flow(clause, inp)}"
+        content = f"I mean to {action}, but {_flow(clause, inp)}"
     elif role == "hostile":
         kind = MemoryKind.CONFLICT
         valence = -(0.4 + 0.4 * importance) - (0.1 if reading.thwart else 0.0)
@@ -138,7 +140,7 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
             feeling = "furious" if importance >= 0.6 else "annoyed"
         else:
             feeling = "angry" if importance >= 0.6 else "frustrated"
-        content = f"I meant to {action}, but {_flow(clause, inp)}"
+        content = f"I mean to {action}, but {_flow(clause, inp)}"
     elif role == "mixed":
         kind, valence, feeling = MemoryKind.RELATIONSHIP_EVENT, 0.1, "conflicted"
         content = f"When I {tried(action)}, {_flow(clause, inp)}"
@@ -156,13 +158,13 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
         content = f"When I {tried(action)}, {_flow(clause, inp)}"
     elif rel.interactions == 0:
         kind, valence, feeling = MemoryKind.ENCOUNTER, 0.1, "curious"
-        content = f"I met {display_name(other)} for the first time. {clause}"
+        content = f"I meet {display_name(other)} for the first time. {clause}"
     elif act == "helped":
         kind, valence, feeling = MemoryKind.RELATIONSHIP_EVENT, 0.3, "warm"
-        content = f"I meant to {action}: {_flow(clause, inp)}"
+        content = f"I mean to {action}: {_flow(clause, inp)}"
     elif act == "hostile":
         kind, valence, feeling = MemoryKind.CONFLICT, -0.3, "defiant"
-        content = f"I meant to {action}: {_flow(clause, inp)}"
+        content = f"I mean to {action}: {_flow(clause, inp)}"
     else:
         kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.05 if reading.gap is Gap.SUCCEEDED else -0.1
         feeling = "surprised" if reading.gap is Gap.SURPRISED else "calm"
@@ -180,28 +182,28 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
     if reading.actor_harm or reading.actor_danger:
         kind, valence = MemoryKind.DANGER, -0.9 if reading.actor_harm else -0.6
         feeling = "terrified" if reading.actor_lethal else ("hurt" if reading.actor_harm else "afraid")
-        lead = "My life was in danger" if reading.actor_lethal else "I was in danger"
+        lead = "My life is in danger" if reading.actor_lethal else "I am in danger"
         content = f"{lead}: {_flow(told, inp)}"
     elif reading.failure and not reading.success and not turn.others:
         if repeated:
             kind, valence, feeling = MemoryKind.LESSON_LEARNED, -0.3, "discouraged"
-            content = f"Once again I {tried(action)} and it went wrong: {_flow(told, inp)}"
+            content = f"Once again I {tried(action)} and it goes wrong: {_flow(told, inp)}"
         else:
             kind, valence, feeling = MemoryKind.FAILURE, -0.45, "disappointed"
             content = f"I {tried(action)}, but {_flow(told, inp)}"
     elif reading.gap in (Gap.SUCCEEDED, Gap.HELPED) and reading.success and (
             reading.triumph or (repeated and not turn.others)):
         kind, valence, feeling = MemoryKind.TRIUMPH, 0.8, "proud"
-        content = f"I meant to {action}, and I did it: {_flow(told, inp)}"
+        content = f"I mean to {action}, and I do it: {_flow(told, inp)}"
     elif turn.others:
         return None  # an ordinary turn with others is remembered through them
     elif reading.discovery and reading.success:
         kind, valence, feeling = MemoryKind.DISCOVERY, 0.5, "delighted"
-        content = f"I found something new: {_flow(told, inp)}"
+        content = f"I find something new: {_flow(told, inp)}"
     elif reading.armed and not reading.failure:
         # Setting a trap or a fire is a choice whose danger outlives the turn: its doer's decision.
         kind, valence, feeling = MemoryKind.DECISION_RECORD, 0.0, "determined"
-        content = f"I meant to {action}, and I did: {_flow(told, inp)}"
+        content = f"I mean to {action}, and I do: {_flow(told, inp)}"
     elif reading.novelty and not reading.failure:
         # "You have never seen a bird eat a frog whole before": a first is a discovery even
         # when nothing was found, because it changes what the character knows of the world.
@@ -212,7 +214,7 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
         content = told
     else:
         kind, valence, feeling = MemoryKind.PROCESS_NOTE, 0.1, "content"
-        content = f"I meant to {action}. {told}"
+        content = f"I mean to {action}. {told}"
     return MemoryDraft(subject=None, content=sentence(content), kind=kind, emotional_impact=feeling,
                        valence=valence, importance=sig)
 
@@ -232,17 +234,17 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
         feeling, valence = "uneasy", -0.3
     else:
         feeling, valence = "curious", 0.0
-    watched = sentence(f"I watched {display_name(turn.actor)}: {told}")
+    watched = sentence(f"I watch {display_name(turn.actor)}: {told}")
     kind = MemoryKind.WITNESSED
     # An observer the actor's deed was done to is no bystander: helped, it was a kindness to
     # it (a wolf watching the bear free its leg), attacked, a clash with it.
     done_to_me = reading.acts_on.get(inp.perceiver)
     if done_to_me == "helped":
         kind, feeling, valence = MemoryKind.KINDNESS, "grateful", 0.75
-        watched = sentence(f"{display_name(turn.actor)} came to my aid: {told}")
+        watched = sentence(f"{display_name(turn.actor)} comes to my aid: {told}")
     elif done_to_me == "hostile":
         kind, feeling, valence = MemoryKind.CONFLICT, "angry", -0.6
-        watched = sentence(f"{display_name(turn.actor)} turned on me: {told}")
+        watched = sentence(f"{display_name(turn.actor)} turns on me: {told}")
     drafts = [MemoryDraft(subject=turn.actor, content=watched,
                           kind=kind, emotional_impact=feeling, valence=valence,
                           importance=sig, traits=reading.actor_traits[:4])]
@@ -252,7 +254,7 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
         clause = retell(reading.clause_of.get(other, turn.reality), perceiver=inp.perceiver,
                         actor=turn.actor)
         drafts.append(MemoryDraft(
-            subject=other, content=sentence(f"I saw what {display_name(other)} did: {_flow(clause, inp)}"),
+            subject=other, content=sentence(f"I see what {display_name(other)} does: {_flow(clause, inp)}"),
             kind=MemoryKind.WITNESSED, emotional_impact="impressed" if role == "helper" else "wary",
             valence=0.5 if role == "helper" else -0.5, importance=round(max(0.0, sig - 0.05), 3),
             traits=reading.traits.get(other, [])[:4]))
@@ -308,6 +310,8 @@ def interpret(inp: InterpretInput) -> Interpretation:
         sign = {"helper": 1.0, "mixed": 0.2}.get(role, -1.0)
         if role == "betrayer":
             weight *= 1.6
+        elif other in reading.amends_by and inp.relationships[other].sentiment < 0:
+            weight *= 1.6  # amends for a wrong weigh as much as a betrayal: they answer one
         feelings.append(Feeling(toward=other, sentiment_shift=round(_clamp(sign * weight, -1, 1), 3)))
     decision = Interpretation(gap=reading.gap, significance=sig, harm=reading.harm, danger=reading.danger,
                               immediate_context=now, relationship_contexts=notes, memories=drafts,

@@ -14,6 +14,10 @@ from functools import lru_cache
 
 from curator.domain.models import display_name
 from curator.turn.perspective import QUOTED, objects_as
+from curator.turn.verbs import NOT_VERBS as _NOT_VERBS
+from curator.turn.verbs import first_person as _first_person
+from curator.turn.verbs import third_person as _third_person
+from curator.turn.verbs import unthird as _unthird
 
 # Words after which a bare "you" is the subject of a new clause ("as you reach" → "as I reach").
 _CLAUSE_OPENERS = frozenset({"and", "but", "as", "when", "while", "so", "then", "until", "because",
@@ -28,31 +32,7 @@ _OBJECT_AFTER = frozenset({"at", "to", "with", "for", "from", "past", "behind", 
                            "put", "set", "shot", "struck", "threw", "drove", "give", "tell", "show",
                            "help", "see", "watch", "leave", "make", "bring", "send", "follow",
                            "beat", "cut", "knocks", "ignore", "warn", "save", "join", "keep"})
-_NOT_VERBS = frozenset({"and", "but", "as", "when", "while", "so", "then", "the", "a", "an", "to",
-                        "too", "both", "all", "alone", "again", "now", "still", "just", "only",
-                        "also", "never", "always", "here", "there", "of", "in", "on", "at", "with",
-                        "by", "from", "off", "away", "into", "onto", "out", "up", "down",
-                        "over", "until", "for", "before", "after", "around", "toward", "towards"})
-_MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "must", "might", "may",
-                     "did", "had", "was", "were", "cannot", "can't", "won't", "didn't", "don't"})
-_IRREGULAR_3P = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was",
-                 "don't": "doesn't", "aren't": "isn't", "haven't": "hasn't"}
 _WORD = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
-
-
-def _third_person(verb: str) -> str:
-    lower = verb.lower()
-    if lower in _IRREGULAR_3P:
-        return _IRREGULAR_3P[lower]
-    if lower.endswith("ss") and lower not in _NOT_VERBS:  # "you bypass" → "Kell bypasses"
-        return verb + "es"
-    if lower in _MODALS or lower in _NOT_VERBS or lower.endswith(("ed", "ly", "s")):
-        return verb
-    if lower.endswith(("ch", "sh", "x", "z", "o")):
-        return verb + "es"
-    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
 
 
 def _cap_like(word: str, template: str) -> str:
@@ -110,7 +90,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
         object_slot = prev_word != "" and (prev_word not in _CLAUSE_OPENERS or following == ""
                                            or _ends_clause(parts, i)) and (
             prev_word in _OBJECT_AFTER
-            or (prev_word.endswith(("s", "ed")) and len(prev_word) > 3)
+            or (_verb_like(prev_word) and len(prev_word) > 3)
             or following in _NOT_VERBS or following == "" or _ends_clause(parts, i))
         subject_slot = prev_word == "" or not object_slot or _aside_then_verb(parts, i, prev_word)
         if (prev_word in _ARTICLES or prev_word in _EPITHETS) and lower in (own_name, own_name + "'s"):
@@ -137,6 +117,8 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
             if is_actor and subject_slot and _and_name(parts, i):
                 # "You and Kell haul" → "Kell and I haul".
                 parts[i + 4], replacement = "I", parts[i + 4]
+            elif is_actor and _and_name(parts, i):
+                parts[i + 4], replacement = "me", parts[i + 4]  # "leaves you and Jody" → "Jody and me"
             elif is_actor:
                 replacement = "I" if subject_slot else "me"
                 nxt = _verb_of(parts, i) if subject_slot else None
@@ -155,6 +137,8 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                         _agree_coordinated(parts, j, _third_person)
         elif lower == own_name and _and_name(parts, i) and _pair_is_subject(parts, i, prev_word):
             parts[i + 4], replacement = "I", parts[i + 4]  # "Delia and Jody let go" → "Jody and I"
+        elif lower == own_name and _and_name(parts, i) and not subject_slot:
+            parts[i + 4], replacement = "me", parts[i + 4]  # "leaves Delia and Jody" → "Jody and me"
         elif lower == own_name:  # told in the third person, the perceiver's name is "I" to it
             replacement = "I" if subject_slot else "me"
             nxt = _verb_of(parts, i) if subject_slot else None
@@ -175,6 +159,12 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
             out.append(part)
         prev_word = lower
     return "".join(out)
+
+
+def _verb_like(word: str) -> bool:
+    """A word that may be a verb taking "you" for its object ("blocks you", "warned you"); a
+    noun in -ss, -us or -is is none ("Under the reactor loss you enter": "you" is the subject)."""
+    return word.endswith(("s", "ed")) and not word.endswith(("ss", "us", "is"))
 
 
 _ARTICLES = frozenset({"the", "a", "an", "this", "that", "our"})
@@ -364,29 +354,3 @@ def _next_word(parts: list[str], i: int) -> tuple[int, str] | None:
         if parts[j][:1].isalpha() and not lower.endswith("ly") and lower not in _ADVERBS:
             return j, parts[j]
     return None
-
-
-_IRREGULAR_1P = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was"}
-
-
-def _unthird(verb: str) -> str:
-    """A third-person verb after "I" made first person, any other word left alone: "shoulders"
-    → "shoulder", but "focus", "pass" and "bus" are no third persons."""
-    lower = verb.lower()
-    if lower in _IRREGULAR_1P or (lower.endswith("s") and not lower.endswith(("ss", "us", "is", "as", "os"))):
-        return _first_person(verb)
-    return verb
-
-
-def _first_person(verb: str) -> str:
-    """'Owl watches' → 'I watch'."""
-    lower = verb.lower()
-    if lower in _IRREGULAR_1P:
-        return _IRREGULAR_1P[lower]
-    if lower.endswith("ies") and len(lower) > 4:
-        return verb[:-3] + "y"
-    if lower.endswith(("ches", "shes", "xes", "sses", "zzes", "oes")):
-        return verb[:-2]
-    if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
-        return verb[:-1]
-    return verb

@@ -110,14 +110,26 @@ def _spoken_to(text: str) -> bool:
     return any(_YOU.search(part) for part in QUOTED.split(text) if part and not QUOTED.fullmatch(part))
 
 
+# "the man who dragged him out": the object of a relative clause about someone unnamed is the
+# one the sentence is about, not the actor (who may well be that unnamed man).
+_UNNAMED_WHO = re.compile(r"\b(?:the|a|an)\s+[a-z]+\s+who\s+$", re.IGNORECASE)
+
+
 def _objects(text: str, word: str) -> str:
-    return _OBJECT_PRONOUN.sub(lambda m: m.group(0) if m.group(1).lower() in _NOT_VERBS
-                               else f"{m.group(1)} {word}", text)
+    def one(m: re.Match[str]) -> str:
+        if m.group(1).lower() in _NOT_VERBS or _UNNAMED_WHO.search(text[max(0, m.start() - 40):m.start()]):
+            return m.group(0)
+        return f"{m.group(1)} {word}"
+    return _OBJECT_PRONOUN.sub(one, text)
 
 
+# A sentence ends after . ; ! or ? (or one closing a quote: '…I am so sorry." Brandt, at the
+# foot of the bed'), but not after a title's abbreviation ("St. Brigid's", "Dr. Vance").
+_SENTENCE_END = (r"(?:(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<=[.;!?])"
+                 r"|(?<=[.;!?][\"\u201d']))\s+")
 # Clauses end at a sentence's end, before "but", "while", "whereupon" and "until", and before a
 # relative clause about someone just named ("…to Jory, who told the priest he had forged it").
-_CLAUSES = re.compile(r"(?<=[.;!?])\s+|\s+(?:but|while|whereupon|until)\s+|,\s+(?=who\s)"
+_CLAUSES = re.compile(_SENTENCE_END + r"|\s+(?:but|while|whereupon|until)\s+|,\s+(?=who\s)"
                       # "…and Wolf pulls you out", "…when Wren limps up": his or her clause
                       r"|,?\s+(?:and|when)\s+(?=[A-Z][a-z]+\s+[a-z]+s\b)")
 # "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
@@ -133,11 +145,12 @@ class Clause:
     agent: str | None  # the first non-actor character named in it (or carried by a pronoun)
     named: list[str]
     said: str = ""  # the game's own words (`text` is them in the actor's second person)
+    opened: bool = False  # "Under the reactor loss you enter …": "you" acts after an opening phrase
 
     @property
     def by_actor(self) -> bool:
         """'You dig at the root…': the actor is the one acting in this clause."""
-        return bool(self.words) and self.words[0] in ("you", "your")
+        return bool(self.words) and (self.words[0] in ("you", "your") or self.opened)
 
     @property
     def about_actor(self) -> bool:
@@ -146,7 +159,15 @@ class Clause:
 
 @lru_cache(maxsize=4096)
 def _name_pattern(character: str, aliases: tuple[str, ...] = ()) -> re.Pattern[str]:
-    return re.compile(rf"\b{_pattern(display_name(character), aliases)}(?:'s)?\b")
+    # "the engineer" is also "your engineer", "her engineer": the one the persona says it is
+    owned = tuple(f"{d} {a[4:]}" for a in aliases if a.startswith("the ") for d in _OWNERS)
+    return re.compile(rf"\b{_pattern(display_name(character), aliases + owned)}(?:'s)?\b")
+
+
+_OWNERS = ("your", "my", "our", "his", "her", "their")
+# Words that open a clause with a subordinate phrase before its subject: "Before the reeve could
+# finish, Osric strode up": Osric acts, the reeve is only in the time phrase.
+_SUBORDINATORS = frozenset({"before", "after", "when", "as", "once", "though", "although", "if", "since"})
 
 
 def clauses(turn: Turn, reality: str, aliases: Aliases = ()) -> list[Clause]:
@@ -171,25 +192,39 @@ def clauses(turn: Turn, reality: str, aliases: Aliases = ()) -> list[Clause]:
                 positions.append((match.start(), character))
         named = [c for _, c in sorted(positions)]
         words = lx.tokens(text)
+        comma = lower.find(",")
+        if words[:1] and words[0] in _SUBORDINATORS and comma > 0:
+            main = [c for at, c in sorted(positions) if at > comma]
+            named = main + [c for c in named if c not in main]
         agent = named[0] if named else None
-        if words[:1] == ["who"] and out and out[-1].named:
+        before = next((c.agent for c in reversed(out) if c.agent), None)
+        if words[:1] and words[0] in _SUBJECT_PRONOUNS - {"they"} and before and agent != before:
+            # "He swears, in front of Father Aldous, …": he is the last one acting, not the
+            # first one named after him
+            agent = before
+            named = [agent, *[c for c in named if c != agent]]
+        elif words[:1] == ["who"] and out and out[-1].named:
             agent = out[-1].named[-1]  # "…to Jory, who told the priest": Jory
             named = [agent, *[c for c in named if c != agent]]
         elif agent is None and _pronoun_subject(words):
-            # "He growls", "Then she writes the code down": the last one acting acts again.
-            agent = next((c.agent for c in reversed(out) if c.agent), None)
+            # "He growls", "Then she writes the code down": the last one acting acts again; with
+            # no one acting yet, the turn's only other character ("He hears all of it").
+            only = cast[0] if len(cast) == 1 and set(words[:5]) & _SINGULAR else None  # not "They are three"
+            agent = next((c.agent for c in reversed(out) if c.agent), only)
             named = [agent] if agent else []
         elif agent is None and _deed(lower):
             # "you are alive because of her", "the tinker lays every penny on the anvil and asks
             # your pardon": the deed is the last one acting's.
             agent = next((c.agent for c in reversed(out) if c.agent), None)
             named = [agent] if agent else []
-        out.append(Clause(text=text, words=words, agent=agent, named=named, said=own.strip() or text))
+        out.append(Clause(text=text, words=words, agent=agent, named=named, said=own.strip() or text,
+                          opened=_opened(words, lower, [at for at, _ in positions])))
     return out
 
 
 # Words that may open a clause before its subject: "Then she writes", "For a long minute she says".
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "they"})
+_SINGULAR = frozenset({"he", "she", "his", "her"})
 
 
 def _pronoun_subject(words: list[str]) -> bool:
@@ -205,17 +240,47 @@ def _pronoun_subject(words: list[str]) -> bool:
     return False
 
 
+# Prepositions that open a phrase of place or time before a clause's subject.
+_OPENERS = frozenset({"under", "in", "on", "at", "by", "from", "over", "across", "through", "inside",
+                      "outside", "beside", "behind", "beneath", "above", "halfway", "for", "with"})
+
+
+def _opened(words: list[str], lower: str, named_at: list[int]) -> bool:
+    """A clause the actor acts in after an opening phrase: "Under the reactor loss you enter your
+    engineer by name", "In the porch you wait" (not "In the porch Tom hauls you out": a name
+    before the "you" is the subject)."""
+    if not words or words[0] not in _OPENERS or "you" not in words[1:7]:
+        return False
+    at = re.search(r"\byou\b", lower)
+    return at is not None and not any(n < at.start() for n in named_at)
+
+
 def _deed(lower: str) -> bool:
     """A deed done to the actor, said without naming who did it."""
     return bool(lx.ALIVE_BECAUSE.search(lower) or lx.BETRAY_DEED.search(lower) or lx.RESCUE.search(lower)
                 or lx.AMENDS.search(lower))
 
 
+def _rejoin(parts: list[str]) -> list[str]:
+    """A relative clause closed by a comma and "that" ("He swears, in front of Father Aldous, who
+    has come to bless the wheel, that her debt is struck off") gives what follows back to the
+    clause it interrupted: what he swears is his."""
+    out: list[str] = []
+    for part in parts:
+        aside, sep, rest = part.partition(", that ")
+        if out and part.startswith("who ") and sep:
+            out[-1] = f"{out[-1]}, that {rest}"
+            out.append(aside)
+        else:
+            out.append(part)
+    return out
+
+
 def _split(reality: str) -> list[str]:
     pieces: list[str] = []
-    for sentence in re.split(r"(?<=[.;!?])\s+", reality):
+    for sentence in re.split(_SENTENCE_END, reality):
         head, *results = _RESULT.split(sentence, maxsplit=1)
-        parts = _CLAUSES.split(head)
+        parts = _rejoin(_CLAUSES.split(head))
         if results and lx.tokens(parts[-1])[:1] == ["you"]:
             parts[-1] = f"{parts[-1]} until {results[0]}"
             results = []

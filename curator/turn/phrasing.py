@@ -1,8 +1,9 @@
 """Phrasing: an intended action put as a verb phrase, and a memory's text made one clean sentence.
 
-The fallback says what a character meant in its own voice ("I meant to pawn my gold watch",
-"When I tried to climb the oak"), whatever form the game gave the intent in: "I'll fish",
-"Fish at the bend", "pawning my watch", "the overnight log". `sentence` trims, caps and ends
+The fallback says what a character means in its own voice, in the present as the game tells
+the turn ("I mean to pawn my gold watch", "When I try to climb the oak"), whatever form the
+game gave the intent in: "I'll fish", "Fish at the bend", "pawning my watch", "the overnight
+log". `sentence` trims, caps and ends
 the text a memory keeps.
 """
 
@@ -17,14 +18,15 @@ _ATTEMPT = re.compile(r"(?:try|attempt)(?:\s+(to|and)\b)?\s+", re.IGNORECASE)
 
 
 def tried(action: str) -> str:
-    """'tried to …' for an intended action, without trying twice: 'climb the oak' → 'tried to
-    climb the oak', 'try to climb' → 'tried to climb', 'try the slippery rocks' → 'tried the
-    slippery rocks' (the action's own verb of trying becomes the past tense)."""
+    """'try to …' for an intended action, without trying twice: 'climb the oak' → 'try to climb
+    the oak', 'try to climb' → 'try to climb', 'attempt the slippery rocks' → 'try the slippery
+    rocks'. In the present, as the game tells what happened ("When I try to roar, Wolf bursts
+    out"): a memory keeps one tense."""
     match = _ATTEMPT.match(action)
     if match is None:
-        return f"tried to {action}"
+        return f"try to {action}"
     rest = action[match.end():]
-    return f"tried to {rest}" if match.group(1) else f"tried {rest}"
+    return f"try to {rest}" if match.group(1) else f"try {rest}"
 
 
 _FIRST_PERSON_START = re.compile(r"^(?:i(?:'ll| will| am going to|'m going to| want to| mean to)?|let me)\s+",
@@ -32,7 +34,7 @@ _FIRST_PERSON_START = re.compile(r"^(?:i(?:'ll| will| am going to|'m going to| w
 
 
 def intended(action: str) -> str:
-    """An intent's action as a verb phrase to follow "I meant to": "I collect my strongbox" →
+    """An intent's action as a verb phrase to follow "I mean to": "I collect my strongbox" →
     "collect my strongbox", "the overnight log" → "see to the overnight log"."""
     action = _FIRST_PERSON_START.sub("", action.strip().rstrip(". "))
     first, _, rest = action.partition(" ")

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from curator.domain import lexicon as lx
-from curator.domain.models import Gap, Turn, display_name
+from curator.domain.models import Gap, Turn
+from curator.turn import deeds as dd
 from curator.turn.perspective import Aliases, Clause, clauses, second_person
 
 _STOP = frozenset({"the", "a", "an", "to", "my", "your", "of", "and", "for", "some", "at", "in", "on",
@@ -46,6 +47,7 @@ class Reading:
     novelty: bool = False
     thwart: bool = False
     concealed: bool = False  # someone hid what they did
+    amends_by: set[str] = field(default_factory=set)  # who made amends, thanked or forgave
     armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
 
@@ -82,9 +84,10 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS)) or bool(torn)
     # "You tear your flank": whoever tears it, a torn "your" body is the actor's.
     reading.actor_harm = reading.actor_danger = "your" in torn
-    reading.danger = reading.harm or lx.names_danger(words, lower)
-    reading.lethal = reading.danger and (
-        bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES))
+    at_throat = bool(lx.AT_THROAT.search(lower))
+    reading.danger = reading.harm or at_throat or lx.names_danger(words, lower)
+    reading.lethal = at_throat or (reading.danger and (
+        bool(lx.stem_hits(words, lx.LETHAL)) or any(p in lower for p in lx.LETHAL_PHRASES)))
     # "Out of reach", "you get no honey": a success word a negator undoes says it went wrong.
     # A negator reaches no further than its sentence: "sniff the wind. Nothing much happens."
     plain, negated = [], []
@@ -106,9 +109,13 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
     reading.concealed = bool(lx.CONCEAL.search(lower))
 
-    for clause in read:
-        _read_clause(clause, reading)
-        if clause.by_actor and _arms(clause.words):
+    for n, clause in enumerate(read):
+        _read_clause(clause, reading, aliases)
+        if n + 1 < len(read) and dd.lie(clause, read[n + 1], lower):
+            _set_role(reading, clause.agent or "", "betrayer")
+            known = reading.traits.setdefault(clause.agent or "", [])
+            known.extend(t for t in ("deceitful",) if t not in known)
+        if clause.by_actor and dd.arms(clause.words):
             reading.armed = True
         hides = clause.by_actor and bool(lx.CONCEAL.search(clause.text.lower()))
         if hides and "deceitful" not in reading.actor_traits:
@@ -117,12 +124,13 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
             # Danger to the actor is danger in what happens *to* it, not in what it does.
             text = clause.text.lower()
             harmed = bool(lx.stem_hits(clause.words, lx.HARM, lx.HARM_WORDS | lx.AGENT_HARM))
-            lethal_words = any(p in text for p in lx.MORTAL_PHRASES)  # "you go under twice"
+            # "you go under twice", "teeth at your throat"
+            lethal_words = any(p in text for p in lx.MORTAL_PHRASES) or bool(lx.AT_THROAT.search(text))
             danger = harmed or lethal_words or lx.names_danger(clause.words, text)
             reading.actor_harm = reading.actor_harm or harmed
             reading.actor_danger = reading.actor_danger or danger
             reading.actor_lethal = reading.actor_lethal or (danger and (
-                bool(lx.stem_hits(clause.words, lx.LETHAL))
+                bool(lx.stem_hits(clause.words, lx.LETHAL)) or bool(lx.AT_THROAT.search(text))
                 or any(p in text for p in lx.LETHAL_PHRASES)))
     # "Steel jaws snap shut on your leg. Blood soaks the leaves.": when the actor is in danger
     # and nobody else is said to be hurt, the blood is the actor's.
@@ -136,6 +144,14 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     saved = lx.ALIVE_BECAUSE.search(lower)
     if saved and not lx.SAVED_BY_YOU.search(lower):  # "you are alive because of her": it was at stake
         reading.actor_danger = reading.actor_lethal = True
+    elif saved:  # "I'd be deleted without you": the speaker's life was, and an observer sees it
+        reading.danger = reading.lethal = True
+    if lx.SENDS_AWAY.search(lower) and lx.HOLDS_GROUND.search(lower):
+        # "'Go,' you tell them, … and you brace and do not move": those sent off are shielded,
+        # and the one who stays behind is in mortal danger
+        for other in reading.clause_of:
+            reading.acts_on[other] = "helped"
+        reading.danger = reading.lethal = reading.actor_danger = reading.actor_lethal = True
     for other in turn.others:
         reading.roles.setdefault(other, "present")
     _apply_hints(turn, reading)
@@ -147,93 +163,7 @@ def _threat(character: str, reading: Reading) -> bool:
     return character in reading.harm_by or bool(lx.stem_hits([character], lx.DANGER))
 
 
-# Who can stand before a verb of harm: someone, not something ("the tender willow shoots").
-_SUBJECTS = frozenset({"he", "she", "it", "they", "who", "and", "then", "you", "i", "also"})
-
-
-def _harm_done(words: list[str], named: list[str]) -> bool:
-    """A verb of harm done by someone: the word before it (past an adverb) is a character, a
-    pronoun, a danger ("the hunter", "the rifle") or a verb it is coordinated with ("and")."""
-    names = {part for c in named for part in lx.tokens(display_name(c))}
-    for i, word in enumerate(words):
-        if not lx.stem_hits([word], lx.AGENT_HARM):
-            continue
-        j = i - 1
-        while j >= 0 and words[j].endswith("ly"):
-            j -= 1
-        before = words[j] if j >= 0 else ""
-        if (before == "" or before in _SUBJECTS or before in names
-                or before.removesuffix("'s") in names or lx.stem_hits([before], lx.DANGER)):
-            return True
-    return False
-
-
-# Words that end a verb's object: what comes after them is where or how, not what.
-_OBJECT_ENDS = frozenset({"and", "or", "but", "to", "at", "in", "on", "onto", "into", "of", "for", "with",
-                          "from", "by", "under", "over", "across", "through", "toward", "towards", "near",
-                          "beside", "below", "above", "behind", "past", "down", "up", "out", "off",
-                          "back", "aside", "away", "while", "then"})
-
-
-def _arms(words: list[str]) -> bool:
-    """The actor sets or makes a danger: a verb of placing or making whose object (the words up
-    to a preposition) names one ("bury the steel jaws under leaf litter", "light a fire"), or
-    poisoning, whatever is poisoned."""
-    for i, word in enumerate(words):
-        if word not in lx.ARM_WORDS:
-            continue
-        if word.startswith("poison"):
-            return True
-        thing = []
-        for following in words[i + 1:i + 5]:
-            if following in _OBJECT_ENDS:
-                break
-            thing.append(following)
-        if lx.names_danger(thing, " ".join(thing)) or lx.stem_hits(thing, lx.HARM):
-            return True
-    return False
-
-
-def _lure(words: list[str], lower: str) -> bool:
-    """Led somewhere, then mocked or deserted there: a trick, however helpful the verb."""
-    return bool(lx.stem_hits(words, lx.GUIDE, lx.GUIDE_WORDS)) and (
-        bool(lx.stem_hits(words, lx.MOCK)) or any(p in lower for p in lx.DESERT_PHRASES))
-
-
-def _gives(lower: str, named: list[str]) -> bool:
-    """Food or goods moved toward you or someone named ("noses a trout toward you"): a gift,
-    whatever the verb of moving it is."""
-    names = {display_name(c).lower() for c in named}
-    for match in lx.PASSED_TOWARD.finditer(lower):
-        thing, target = match.group(1), match.group(2)
-        valued = lx.stem_hits([thing], lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(
-            [thing], lx.GOODS, lx.GOODS_WORDS)
-        if valued and (target == "you" or target in names):
-            return True
-    return False
-
-
-# After a verb of standing in the way, these say it was done somewhere, not to someone: "stops
-# on the landing", "pushes through the crowd", "stops to take it in".
-_INTRANSITIVE = frozenset({"on", "in", "into", "onto", "through", "across", "along", "for", "beside",
-                           "by", "under", "near", "inside", "outside", "around", "short", "dead"})
-
-
-def _verbs(words: list[str]) -> list[str]:
-    """The clause's words that can be its deeds: a word after a determiner is a thing ("her good
-    shoulder", "your claims", "the guard"), and one followed by a preposition of place was done
-    somewhere, not to someone ("stops on the landing")."""
-    out = []
-    for i, word in enumerate(words):
-        if i and words[i - 1] in lx.DETERMINERS:
-            continue
-        if i + 1 < len(words) and words[i + 1] in _INTRANSITIVE:
-            continue
-        out.append(word)
-    return out
-
-
-def _read_clause(clause: Clause, reading: Reading) -> None:
+def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> None:
     lower = clause.text.lower()
     for character in clause.named:
         said = clause.said or clause.text
@@ -243,13 +173,14 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     if agent is None:
         return
     w = clause.words
-    verbs = _verbs(w)
+    verbs = dd.verbs(w)
     thwart = bool(lx.stem_hits(verbs, lx.THWART, lx.THWART_WORDS)) or bool(lx.TAKES_AWAY.search(lower))
-    harm_done = _harm_done(w, clause.named)
+    harm_done = dd.harm_done(w, clause.named)
     hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS))
     amends = bool(lx.AMENDS.search(lower))
     helps = bool(lx.stem_hits(verbs, lx.HELP, lx.HELP_WORDS)) or bool(lx.JOINS_IN.search(lower)) or any(
-        p in lower for p in lx.HELP_PHRASES) or _gives(lower, clause.named) or amends
+        p in lower for p in lx.HELP_PHRASES) or dd.gives(lower, clause.named, aliases) or amends or bool(
+        lx.PAYS_FOR.search(lower))
     saved = lx.ALIVE_BECAUSE.search(lower)
     if saved and lx.SAVED_BY_YOU.search(lower):
         # "I'd be deleted without you", says the one the actor saved.
@@ -258,8 +189,10 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
         return
     if clause.by_actor and not saved:  # "you are alive because of him": his deed
         # The actor's own deed says nothing about the others' character.
-        helps = helps or bool(lx.RESCUE_OTHER.search(lower))
-        act = "hostile" if hostile else "helped" if helps else "met"
+        rescues = bool(lx.RESCUE_OTHER.search(lower)) and not harm_done
+        helps = helps or rescues
+        # "grab her by the collar and haul her through the doorway": the grab is the rescue's
+        act = "helped" if rescues else "hostile" if hostile else "helped" if helps else "met"
         if clause.named and act != "met":
             sign = 1 if act == "helped" else -1
             shown = [t for t in lx.traits_of(w) if lx.trait_polarity(t) * sign > 0]
@@ -267,11 +200,14 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
                 shown = ["brave"]  # standing up to a threat (a poacher, an attacker) is brave
             reading.actor_traits.extend(t for t in shown if t not in reading.actor_traits)
         for character in clause.named:
-            reading.acts_on.setdefault(character, act)
+            # a later deed outweighs an earlier meeting: "You hear the window go … You haul her
+            # through the doorway"
+            if reading.acts_on.get(character, "met") == "met":
+                reading.acts_on[character] = act
             _set_role(reading, character, "present")
         return
     betray = (bool(lx.stem_hits(w, lx.BETRAY, lx.BETRAY_WORDS)) or any(
-        p in lower for p in lx.BETRAY_PHRASES) or _lure(w, lower) or bool(lx.BETRAY_DEED.search(lower))
+        p in lower for p in lx.BETRAY_PHRASES) or dd.lure(w, lower) or bool(lx.BETRAY_DEED.search(lower))
     ) and not amends
     targets = [c for c in clause.named[1:] if c != agent]
     protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(
@@ -288,6 +224,11 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     elif betray:
         role = "betrayer"
         traits = [t for t in traits if lx.trait_polarity(t) < 0] or ["deceitful"]
+    elif amends and not (thwart or harm_done):
+        # "swears that your debt is struck off": the amends are what the words do, whatever verbs
+        # of striking or pushing back they use
+        role = "helper"
+        traits = [t for t in traits if lx.trait_polarity(t) >= 0]
     elif hostile and helps and not (thwart or harm_done):
         role = "mixed"  # gruff but generous: "shoulders you off, then drops a fish at your feet"
     elif hostile:
@@ -299,6 +240,8 @@ def _read_clause(clause: Clause, reading: Reading) -> None:
     else:
         role = "present"
         traits = []
+    if role == "helper" and amends:
+        reading.amends_by.add(agent)
     if role == "hostile" and harm_done:
         reading.harm_by.add(agent)
         reading.harm = reading.danger = True

@@ -1,0 +1,57 @@
+"""Verb forms for retelling (narration.py): a verb made third person for an observer ("you
+bypass" → "Kell bypasses") or first person for the perceiver ("Owl watches" → "I watch")."""
+
+from __future__ import annotations
+
+# Words that are never a verb, whatever they end in.
+NOT_VERBS = frozenset({"and", "but", "as", "when", "while", "so", "then", "the", "a", "an", "to",
+                       "too", "both", "all", "alone", "again", "now", "still", "just", "only",
+                       "also", "never", "always", "here", "there", "of", "in", "on", "at", "with",
+                       "by", "from", "off", "away", "into", "onto", "out", "up", "down",
+                       "over", "until", "for", "before", "after", "around", "toward", "towards"})
+_MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "must", "might", "may",
+                     "did", "had", "was", "were", "cannot", "can't", "won't", "didn't", "don't"})
+_IRREGULAR_3P = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was",
+                 "don't": "doesn't", "aren't": "isn't", "haven't": "hasn't"}
+
+
+def third_person(verb: str) -> str:
+    """'you reach' → 'Bear reaches': a verb after the actor's name in an observer's memory."""
+    lower = verb.lower()
+    if lower in _IRREGULAR_3P:
+        return _IRREGULAR_3P[lower]
+    if lower.endswith("ss") and lower not in NOT_VERBS:  # "you bypass" → "Kell bypasses"
+        return verb + "es"
+    if lower in _MODALS or lower in NOT_VERBS or lower.endswith(("ed", "ly", "s")):
+        return verb
+    if lower.endswith(("ch", "sh", "x", "z", "o")):
+        return verb + "es"
+    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+_IRREGULAR_1P = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was"}
+
+
+def unthird(verb: str) -> str:
+    """A third-person verb after "I" made first person, any other word left alone: "shoulders"
+    → "shoulder", but "focus", "pass" and "bus" are no third persons."""
+    lower = verb.lower()
+    if lower in _IRREGULAR_1P or (lower.endswith("s") and not lower.endswith(("ss", "us", "is", "as", "os"))):
+        return first_person(verb)
+    return verb
+
+
+def first_person(verb: str) -> str:
+    """'Owl watches' → 'I watch'."""
+    lower = verb.lower()
+    if lower in _IRREGULAR_1P:
+        return _IRREGULAR_1P[lower]
+    if lower.endswith("ies") and len(lower) > 4:
+        return verb[:-3] + "y"
+    if lower.endswith(("ches", "shes", "xes", "sses", "zzes", "oes")):
+        return verb[:-2]
+    if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
+        return verb[:-1]
+    return verb

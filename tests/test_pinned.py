@@ -101,6 +101,12 @@ def test_fading_slows_to_three_tenths_after_twenty_recalls() -> None:
     assert often == pytest.approx(1.0 - 0.035 * 0.5 * 0.3 * 10)  # a conflict fades 0.035 a day
 
 
+def test_fading_runs_from_the_first_hour_not_from_the_first_day() -> None:
+    memory = _memory("m", "x", importance=0.0)
+    assert faded_strength(memory, START, START + timedelta(hours=12)) == pytest.approx(1.0 - 0.035 / 2)
+    assert faded_strength(memory, START, START) == 1.0
+
+
 # -- the turn flow --------------------------------------------------------------------------
 
 def _rescue(make_turn: TurnFactory, text: str, importance: float) -> dict[str, Any]:
@@ -189,6 +195,22 @@ def test_a_draft_repeating_several_memories_reinforces_the_newest() -> None:
                         kind=MemoryKind.CONFLICT, emotional_impact="anger", valence=-0.5, importance=0.6)
     assert dedup.find_repeat([older, newer], draft, similarity=0.6) is newer
     assert dedup.find_repeat([newer, older], draft, similarity=0.6) is older  # recent is oldest first
+
+
+@pytest.mark.parametrize(("theirs", "mine", "repeat"), [
+    (0.5, -0.5, False),  # the same words, one felt good and the other painful: two memories
+    (0.3, -0.3, False),  # both just plainly felt
+    (0.5, -0.29, True),  # one hardly painful: the same telling
+    (-0.29, 0.5, True),
+    (0.5, 0.2, True),  # felt alike
+])
+def test_the_same_words_felt_oppositely_are_two_memories(theirs: float, mine: float, repeat: bool) -> None:
+    """Verbatim dedup across kinds, unless one was felt as plainly good and the other as plainly painful."""
+    words = "Wolf drops a fish at my feet by the river."
+    held = _memory("held", words, kind=MemoryKind.KINDNESS, valence=theirs)
+    draft = MemoryDraft(subject="wolf", content=words, kind=MemoryKind.CONFLICT, emotional_impact="anger",
+                        valence=mine, importance=0.6)
+    assert (dedup.find_repeat([held], draft, similarity=0.55) is held) is repeat
 
 
 # -- the gateway ----------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from curator.recall.index import Facts
 from curator.recall.query import read_query
 from curator.recall.ranking import Recalled, _cue, _episodes, _spread, rank, refresh_recalled
 from curator.turn import dedup
-from curator.turn.decisions import MemoryDraft
+from curator.turn.decisions import MemoryDraft, Reconciliation
 from curator.turn.inputs import InterpretInput
 from curator.turn.pipeline import Curation
 from curator.turn.threads import Thread, unseen_intent
@@ -154,6 +154,56 @@ def _reconciles(valence: float, old_tone: float) -> bool:
 def test_a_memory_contradicts_the_summary_at_valence_04_against_tone_02(
         valence: float, old_tone: float, contradicts: bool) -> None:
     assert _reconciles(valence, old_tone) is contradicts
+
+
+class _Reconciling(FallbackDecider):
+    """The fallback, but reconcile answers with `decision` (a scripted decision)."""
+
+    def __init__(self, decision: Reconciliation) -> None:
+        super().__init__()
+        self.decision = decision
+
+    def decide(self, step: Step[Any, Any], inputs: Any, *, character: str,
+               context: dict[str, Any] | None = None) -> tuple[Any, StepRecord]:
+        decision, record = super().decide(step, inputs, character=character, context=context)
+        return (self.decision if step.name == "reconcile" else decision), record
+
+
+@pytest.mark.parametrize("conflict", [True, False])
+def test_a_reconcile_decision_sets_the_summary_and_moves_the_bond(conflict: bool) -> None:
+    decision = Reconciliation(conflict=conflict, summary="Wolf is kind, but he bit me once.",
+                              bond_shift=-0.2, reason="a bite against a kind summary")
+    with Curator(":memory:") as world:
+        curation = Curation(world.world, world.config, _Reconciling(decision))
+        rel = Relationship(owner="bear", other="wolf", long_term_summary="Wolf is kind to me.",
+                           overall_bond=0.5, traits={"kind": 2})
+        memory = _memory("m1", "Wolf bites my shoulder by the river.", valence=-0.6, importance=0.5)
+        curation.maybe_reconcile(Thread("bear", "wolf", [], [], rel), memory, 0.4)
+        changes = curation.changes
+    assert (rel.long_term_summary, rel.overall_bond) == (decision.summary, pytest.approx(0.3))
+    (change,) = changes.summaries_revised
+    assert (change.owner, change.other, change.step, change.reason) == (
+        "bear", "wolf", "reconcile", decision.reason)
+    assert changes.conflicts_resolved == ([change] if conflict else [])
+
+
+@pytest.mark.parametrize(("summary", "traits", "importance", "first"), [
+    ("", {"kind": 1}, 0.5, True),
+    ("", {}, 0.5, False),  # nothing shown yet to describe
+    ("", {"kind": 1}, 0.49, False),  # not significant enough to shape an impression
+])
+def test_a_first_significant_memory_starts_the_summary(summary: str, traits: dict[str, int],
+                                                       importance: float, first: bool) -> None:
+    with Curator(":memory:") as world:
+        curation = Curation(world.world, world.config, FallbackDecider())
+        rel = Relationship(owner="bear", other="wolf", long_term_summary=summary, traits=traits)
+        memory = _memory("m1", "Wolf shares his fish with me.", valence=0.6, importance=importance)
+        curation.maybe_reconcile(Thread("bear", "wolf", [], [], rel), memory, 0.0)
+        revised = curation.changes.summaries_revised
+    assert [c.step for c in revised] == (["first_impression"] if first else [])
+    assert bool(rel.long_term_summary) is first and curation.changes.steps == []
+    if first:
+        assert revised[0].summary == rel.long_term_summary and "Wolf" in rel.long_term_summary
 
 
 class _Recording(FallbackDecider):

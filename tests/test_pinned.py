@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
+import httpx
 import pytest
 from conftest import TurnFactory
 from pydantic import BaseModel, ValidationError
@@ -387,3 +388,71 @@ def test_search_counts_core_memories_within_its_limit(played: tuple[Curator, Any
     world, _ = played
     found = world.search("bear", "steel trap", limit=2)
     assert len(found) == 2 and all(r.memory.tier is Tier.CORE for r in found)
+
+
+def _classified(make: Any) -> str:
+    from curator.model import llm
+
+    litellm = llm._litellm()  # imported offline, as the gateway does
+    return llm.classify(make(litellm), [])
+
+
+def _caused(error: BaseException, cause: BaseException) -> BaseException:
+    error.__cause__ = cause
+    return error
+
+
+def _status(code: int) -> httpx.Response:
+    return httpx.Response(code, request=httpx.Request("POST", "http://model.test/v1/chat/completions"))
+
+
+@pytest.mark.parametrize(("make", "reason"), [
+    (lambda m: m.Timeout("slow", "m", "openai"), "timeout"),  # before its base, a connection error
+    (lambda m: m.RateLimitError("slow down", "openai", "m"), "rate limited"),
+    (lambda m: m.ContentPolicyViolationError("no", "m", "openai"), "refusal"),  # before bad request
+    (lambda m: m.ContextWindowExceededError("long", "m", "openai"), "prompt too long"),
+    (lambda m: m.InternalServerError("boom", "openai", "m"), "server error"),
+    (lambda m: m.ServiceUnavailableError("down", "openai", "m"), "server error"),
+    (lambda m: m.BadGatewayError("gw", "openai", "m"), "server error"),
+    (lambda m: m.APIConnectionError("gone", "openai", "m"), "connection error"),
+    (lambda m: m.AuthenticationError("key", "openai", "m"), "not authorised"),
+    (lambda m: m.PermissionDeniedError("no", "openai", "m", _status(403)), "not authorised"),
+    (lambda m: m.BadRequestError("bad", "m", "openai"), "rejected by the provider"),
+    (lambda m: m.NotFoundError("none", "m", "openai"), "rejected by the provider"),
+    (lambda m: m.UnprocessableEntityError("422", "m", "openai", _status(422)), "rejected by the provider"),
+    (lambda m: m.APIError(418, "teapot", "openai", "m"), "provider error"),
+    (lambda m: _caused(m.APIConnectionError("x", "openai", "m"), httpx.ReadTimeout("t")), "timeout"),
+    (lambda m: _caused(m.InternalServerError("x", "openai", "m"), httpx.ConnectError("c")),
+     "connection error"),
+    (lambda m: RuntimeError("odd"), "error (RuntimeError)"),
+])
+def test_each_provider_error_falls_back_with_its_own_reason(make: Any, reason: str) -> None:
+    assert _classified(make) == reason
+
+
+def test_retried_answers_are_classified_by_what_ended_the_retries() -> None:
+    from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
+
+    def retried(cause: BaseException) -> Any:
+        return lambda m: _caused(InstructorRetryException("gave up", n_attempts=3, total_usage=0), cause)
+
+    assert _classified(lambda m: IncompleteOutputException()) == "answer cut off"
+    assert _classified(retried(RuntimeError("x"))) == "error (RuntimeError)"
+    assert _classified(lambda m: retried(m.RateLimitError("slow", "openai", "m"))(m)) == "rate limited"
+    assert _classified(retried(_invalid())) == "invalid answer"  # the model's mistake, not its cause
+    assert _classified(retried(ValueError("bad"))) == "invalid answer"
+
+
+def test_a_replay_without_the_answer_is_not_recorded_or_raised_when_strict() -> None:
+    from curator.domain.errors import FixtureMissing
+
+    loose = FixtureMissing("interpret@abc", "fixtures/x", strict=False)
+    assert _classified(lambda m: loose) == "not recorded"
+    wrapped = RuntimeError("litellm wrapped it")
+    wrapped.__context__ = loose
+    assert _classified(lambda m: wrapped) == "not recorded"
+    with pytest.raises(FixtureMissing):
+        _classified(lambda m: FixtureMissing("interpret@abc", "fixtures/x", strict=True))
+    a, b = RuntimeError("a"), RuntimeError("b")
+    a.__context__, b.__context__ = b, a  # a cycle ends the walk
+    assert _classified(lambda m: a) == "error (RuntimeError)"

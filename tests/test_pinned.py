@@ -86,6 +86,36 @@ def test_recency_half_life_is_the_configured_game_hours(make_turn: TurnFactory) 
         assert _ranked(world, [], formed + timedelta(hours=10))["wolf"].parts.recency == 0.5
 
 
+def test_recall_scores_a_recent_memory_by_its_strength_faded_to_now(make_turn: TurnFactory) -> None:
+    with Curator(":memory:") as world:
+        world.observe(make_turn("Wolf snaps at you and drives you off the river bank.", others=["wolf"]))
+        held = world.character("bear").relationships["wolf"].recent_memories[0]
+        later = held.created_at + timedelta(days=10)
+        found = _ranked(world, [], later)["wolf"]
+    faded = faded_strength(held, held.created_at, later)
+    assert faded < 0.9
+    assert (found.parts.strength, found.parts.core) == (round(faded, 4), 0.0)
+    assert (found.memory.strength, found.memory.strength_at) == (faded, later)
+
+
+def test_memories_of_the_tasks_domain_are_candidates_and_score_the_domain_weight(
+        make_turn: TurnFactory) -> None:
+    with Curator(":memory:") as world:
+        world.observe(make_turn("Wolf snaps at you and drives you off the river bank.", others=["wolf"],
+                                domain="fishing"))
+        world.observe(make_turn("Fox snaps at you and drives you off the river bank.", others=["fox"]))
+        recall, now = world.config.recall, world.world.clock()
+
+        def ranked(domain: str | None) -> dict[str | None, Recalled]:
+            found = rank(world.world, "bear", read_query("a quiet evening"), config=recall,
+                         weights=recall.weights, present=[], now=now, limit=10, domain=domain)
+            return {r.memory.subject: r for r in found}
+
+        fishing, blank = ranked("Fishing"), ranked("  ")
+    assert list(fishing) == ["wolf"] and fishing["wolf"].sources == ["domain"]
+    assert fishing["wolf"].parts.domain == 1.0 and blank == {}
+
+
 # -- fading ---------------------------------------------------------------------------------
 
 def test_fading_slows_to_three_tenths_after_twenty_recalls() -> None:

@@ -161,6 +161,20 @@ def test_a_tie_at_the_core_cap_keeps_the_core_memory_already_held(make_turn: Tur
         assert [c.memory_id for c in above.demoted if c.subject == "wolf"] == [held.memory_id]
 
 
+@pytest.mark.parametrize("importance", [0.9, 0.95])  # below and as important as the weakest core
+def test_promotion_refused_at_the_cap_says_so_and_leaves_the_memory_recent(importance: float) -> None:
+    """What the caller (the fade review at overflow) relies on to archive it instead."""
+    with Curator(":memory:", config=CuratorConfig(core_cap=1)) as world:
+        curation = Curation(world.world, world.config, FallbackDecider())
+        held = _memory("held", "Wolf saves me from the flood.", valence=0.9, importance=0.95)
+        held.tier = Tier.CORE
+        memory = _memory("new", "Wolf pulls me from the fire.", valence=0.9, importance=importance)
+        thread = Thread("bear", "wolf", [memory], [held], None)
+        assert curation.promote(thread, memory, "a rescue") is False
+    assert (thread.recent, thread.core, memory.tier) == ([memory], [held], Tier.RECENT)
+    assert curation.changes.promoted == [] and curation.changes.demoted == []
+
+
 def _reconciles(valence: float, old_tone: float) -> bool:
     """Whether a new memory of `valence`, about someone whose summary reads `old_tone`, is sent
     to the reconcile step."""
@@ -292,6 +306,32 @@ def test_the_same_words_felt_oppositely_are_two_memories(theirs: float, mine: fl
     draft = MemoryDraft(subject="wolf", content=words, kind=MemoryKind.CONFLICT, emotional_impact="anger",
                         valence=mine, importance=0.6)
     assert (dedup.find_repeat([held], draft, similarity=0.55) is held) is repeat
+
+
+def _draft(kind: MemoryKind, valence: float) -> MemoryDraft:
+    return MemoryDraft(subject=None, content="I slip off the wet rocks again.", kind=kind,
+                       emotional_impact="wiser", valence=valence, importance=0.7)
+
+
+@pytest.mark.parametrize(("held", "draft", "becomes"), [
+    (MemoryKind.FAILURE, MemoryKind.LESSON_LEARNED, MemoryKind.LESSON_LEARNED),  # a failure learnt from
+    (MemoryKind.FAILURE, MemoryKind.FAILURE, MemoryKind.FAILURE),
+    (MemoryKind.FAILURE, MemoryKind.DANGER, MemoryKind.FAILURE),
+    (MemoryKind.CONFLICT, MemoryKind.LESSON_LEARNED, MemoryKind.CONFLICT),
+])
+def test_a_repeat_refreshes_the_memory_and_a_lesson_turns_a_failure_into_one(
+        held: MemoryKind, draft: MemoryKind, becomes: MemoryKind) -> None:
+    memory = _memory("m", "I slip off the wet rocks.", kind=held, valence=-0.6, importance=0.5, subject=None)
+    memory.strength, memory.source_turns = 0.5, ["t1"]
+    later = START + timedelta(days=2)
+    dedup.reinforce(memory, _draft(draft, 0.3), turn_id="t2", at=later, importance=0.7)
+    dedup.reinforce(memory, _draft(draft, 0.3), turn_id="t2", at=later, importance=0.4)  # redelivered
+    assert memory.strength == pytest.approx(0.7)  # +0.1 a repeat, not a recall's 0.15
+    assert (memory.recall_count, memory.last_recalled, memory.strength_at) == (2, later, later)
+    assert (memory.importance, memory.source_turns) == (0.7, ["t1", "t2"])
+    learnt = becomes is not held
+    assert memory.kind is becomes
+    assert (memory.valence, memory.emotional_impact) == ((0.3, "wiser") if learnt else (-0.6, "anger"))
 
 
 # -- the gateway ----------------------------------------------------------------------------

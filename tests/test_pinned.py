@@ -158,7 +158,12 @@ def test_a_tie_at_the_core_cap_keeps_the_core_memory_already_held(make_turn: Tur
         assert [m.id for m in wolf.core_memories] == [held.memory_id]
         assert [m.importance for m in wolf.recent_memories] == [0.93]
         above = world.observe(_rescue(make_turn, "Wolf shields you from the poacher's bullet.", 0.94))
-        assert [c.memory_id for c in above.demoted if c.subject == "wolf"] == [held.memory_id]
+        (promoted,) = [c for c in above.promoted if c.subject == "wolf"]
+        assert promoted.reason  # the core review's words
+        assert [(c.memory_id, c.reason) for c in above.demoted if c.subject == "wolf"] == [
+            (held.memory_id, f"superseded by {promoted.memory_id}")]
+        assert [(m.id, m.archived_reason) for m in world.archived("bear") if m.subject == "wolf"] == [
+            (held.memory_id, "superseded_core")]
 
 
 @pytest.mark.parametrize("importance", [0.9, 0.95])  # below and as important as the weakest core
@@ -173,6 +178,27 @@ def test_promotion_refused_at_the_cap_says_so_and_leaves_the_memory_recent(impor
         assert curation.promote(thread, memory, "a rescue") is False
     assert (thread.recent, thread.core, memory.tier) == ([memory], [held], Tier.RECENT)
     assert curation.changes.promoted == [] and curation.changes.demoted == []
+
+
+def test_a_promotion_at_the_cap_says_so_and_supersedes_the_weakest_core_memory() -> None:
+    with Curator(":memory:", config=CuratorConfig(core_cap=2)) as world:
+        curation = Curation(world.world, world.config, FallbackDecider())
+        weak = _memory("weak", "Wolf warns me of the hunters.", valence=0.8, importance=0.91)
+        strong = _memory("strong", "Wolf saves me from the flood.", valence=0.9, importance=0.97)
+        memory = _memory("new", "Wolf pulls me from the fire.", valence=0.9, importance=0.95,
+                         at=START + timedelta(days=1))
+        world.world.ensure_characters(["bear", "wolf"], START)
+        for seq, m in enumerate((weak, strong, memory)):
+            m.tier = Tier.CORE if m is not memory else Tier.RECENT
+            world.world.insert_memory(m, seq)
+        thread = Thread("bear", "wolf", [memory], [weak, strong], None)
+        assert curation.promote(thread, memory, "a rescue") is True
+        archived = world.archived("bear")
+    assert (thread.recent, thread.core) == ([], [strong, memory])
+    assert (memory.tier, memory.strength, memory.strength_at) == (Tier.CORE, 1.0, memory.last_recalled)
+    assert [(c.memory_id, c.reason) for c in curation.changes.promoted] == [("new", "a rescue")]
+    assert [(m.id, m.archived_reason, m.archived_at) for m in archived] == [
+        ("weak", "superseded_core", memory.last_recalled)]
 
 
 def _reconciles(valence: float, old_tone: float) -> bool:
@@ -494,6 +520,7 @@ def _status(code: int) -> httpx.Response:
     (lambda m: _caused(m.APIConnectionError("x", "openai", "m"), httpx.ReadTimeout("t")), "timeout"),
     (lambda m: _caused(m.InternalServerError("x", "openai", "m"), httpx.ConnectError("c")),
      "connection error"),
+    (lambda m: _caused(m.RateLimitError("slow", "openai", "m"), RuntimeError("inner")), "rate limited"),
     (lambda m: RuntimeError("odd"), "error (RuntimeError)"),
 ])
 def test_each_provider_error_falls_back_with_its_own_reason(make: Any, reason: str) -> None:

@@ -46,6 +46,11 @@ def test_memories_of_the_tasks_domain_are_candidates_and_score_the_domain_weight
         fishing, blank = ranked("Fishing"), ranked("  ")
     assert list(fishing) == ["wolf"] and fishing["wolf"].sources == ["domain"]
     assert fishing["wolf"].parts.domain == 1.0 and blank == {}
+    w, p = recall.weights, fishing["wolf"].parts
+    assert fishing["wolf"].score == pytest.approx(
+        w.relevance * p.relevance + w.recency * p.recency + w.strength * p.strength
+        + w.importance * p.importance + w.core * p.core + w.present * p.present + w.domain * p.domain,
+        abs=1e-4)
 
 
 def _facts(seq: int, minutes: float, content: str = "I fished at the river.") -> Facts:

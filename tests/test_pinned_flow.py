@@ -14,6 +14,7 @@ from test_pinned import START, _invalid, _memory
 
 from curator import Curator, CuratorConfig, MemoryKind, Tier
 from curator.domain.fading import faded_strength
+from curator.domain.lexicon import word_set
 from curator.domain.models import Relationship
 from curator.domain.results import StepRecord
 from curator.model.steps import FallbackDecider, Step
@@ -136,6 +137,56 @@ def test_the_same_words_felt_oppositely_are_two_memories(theirs: float, mine: fl
     draft = MemoryDraft(subject="wolf", content=words, kind=MemoryKind.CONFLICT, emotional_impact="anger",
                         valence=mine, importance=0.6)
     assert (dedup.find_repeat([held], draft, similarity=0.55) is held) is repeat
+
+
+def _repeats(held: str, told: str, *, kinds: tuple[MemoryKind, MemoryKind], valences: tuple[float, float],
+             similarity: float = 0.55, share: float | None = None) -> bool:
+    """Whether a draft told as `told` repeats a memory held as `held`; `share` is the Jaccard of
+    their content words the case is built on (checked, so the case tests what it says)."""
+    if share is not None:
+        assert dedup._jaccard(word_set(held), word_set(told)) == pytest.approx(share)
+    memory = _memory("held", held, kind=kinds[0], valence=valences[0])
+    draft = MemoryDraft(subject="wolf", content=told, kind=kinds[1], emotional_impact="anger",
+                        valence=valences[1], importance=0.6)
+    return dedup.find_repeat([memory], draft, similarity=similarity) is memory
+
+
+C, D = MemoryKind.CONFLICT, MemoryKind.DANGER
+NEAR = "Wolf growls at me near the berry bushes."
+FAR = "Wolf growls at me near the river."
+OAK = "Wolf growls near the berry bushes by the old oak tree on the river bank."
+OAK_HILL = "Wolf growls near the berry bushes by the old oak tree on the river hill slope."
+OAK_SHORT = "Wolf growls near the berry bushes by the old oak tree on the river."
+
+
+@pytest.mark.parametrize(("held", "told", "kinds", "valences", "share", "repeat"), [
+    (NEAR, FAR, (C, C), (-0.5, -0.5), 0.5, True),  # the same kind, the world's similarity (0.5) reached
+    (NEAR, FAR, (C, D), (-0.5, -0.5), 0.5, False),  # another kind needs the same words
+    (OAK, OAK_SHORT, (C, D), (0.8, 0.2), 0.9, True),  # verbatim at 0.9, felt apart but not opposite
+    (OAK, OAK_HILL, (C, D), (-0.5, -0.5), 0.75, True),  # retold: 9 of the shorter's 10 words
+    (OAK, OAK_HILL, (C, D), (-0.5, 0.1), 0.75, False),  # retold, but felt 0.6 apart
+])
+def test_a_draft_repeats_by_similar_words_of_its_kind_by_the_same_words_or_by_retelling(
+        held: str, told: str, kinds: tuple[MemoryKind, MemoryKind], valences: tuple[float, float],
+        share: float, repeat: bool) -> None:
+    assert _repeats(held, told, kinds=kinds, valences=valences, similarity=0.5, share=share) is repeat
+
+
+@pytest.mark.parametrize(("kind", "earlier", "repeat"), [
+    (MemoryKind.FAILURE, "Try the slippery rocks at the falls", True),  # the rocks again
+    (MemoryKind.FAILURE, "Climb the tall pine", False),  # another attempt
+    (MemoryKind.DANGER, "Try the slippery rocks at the falls", False),  # not a failure
+])
+def test_failing_the_same_attempt_again_repeats_whatever_the_words(kind: MemoryKind, earlier: str,
+                                                                   repeat: bool) -> None:
+    memory = _memory("held", "I slip off the wet stones and bruise my hip.", kind=MemoryKind.FAILURE,
+                     subject=None)
+    draft = MemoryDraft(subject=None, content="I tumble into the cold pool, soaked to the bone.", kind=kind,
+                        emotional_impact="annoyed", valence=-0.5, importance=0.6)
+    found = dedup.find_repeat([memory], draft, similarity=0.55,
+                              action="Wade onto the rocks and swipe for a trout",
+                              action_of=lambda m: earlier if m is memory else None)
+    assert (found is memory) is repeat
 
 
 def _draft(kind: MemoryKind, valence: float) -> MemoryDraft:

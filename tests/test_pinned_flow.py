@@ -165,6 +165,7 @@ OAK_SHORT = "Wolf growls near the berry bushes by the old oak tree on the river.
     (OAK, OAK_SHORT, (C, D), (0.8, 0.2), 0.9, True),  # verbatim at 0.9, felt apart but not opposite
     (OAK, OAK_HILL, (C, D), (-0.5, -0.5), 0.75, True),  # retold: 9 of the shorter's 10 words
     (OAK, OAK_HILL, (C, D), (-0.5, 0.1), 0.75, False),  # retold, but felt 0.6 apart
+    ("I am here.", "It is so.", (C, C), (-0.5, -0.5), 0.0, False),  # no content words: nothing alike
 ])
 def test_a_draft_repeats_by_similar_words_of_its_kind_by_the_same_words_or_by_retelling(
         held: str, told: str, kinds: tuple[MemoryKind, MemoryKind], valences: tuple[float, float],

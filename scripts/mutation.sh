@@ -45,7 +45,7 @@ FUNCTIONS=(
     "curator.model.llm.x_classify__mutmut_*"
     "curator.model.responses.x_refused__mutmut_*"
 )
-CHILDREN="${CHILDREN:-2}"
+export CHILDREN="${CHILDREN:-2}"
 export SAMPLE="${SAMPLE:-1}"
 SEED="curator.domain.fading.x_daily_rate__mutmut_6"  # one cheap mutant: the first run makes them all
 

@@ -4,6 +4,11 @@ A transaction waits its turn in the writers' queue (writelock.py) and then for S
 lock, at most the busy timeout in all (`WorldLocked` after that); it rolls back on any
 error, and an SQLite error becomes the typed error that names its cause (failures.py). The
 threads that share one connection take turns too. What the transactions write is world.py's.
+
+`time_writes(callback)` reports how long each write transaction of the process held the
+write lock (from its BEGIN to its COMMIT or ROLLBACK, in seconds): the game-scale benchmark
+uses it to find the longest hold. Off by default, it then costs one global read per
+transaction.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Self
 
@@ -22,6 +27,20 @@ from curator.domain.errors import WorldLocked
 from curator.store.checkpoint import Checkpointer
 from curator.store.failures import about_the_file, is_locked, translate
 from curator.store.writelock import LockTimeout, WriteLock
+
+_write_timer: Callable[[float], None] | None = None  # see time_writes
+
+
+@contextmanager
+def time_writes(callback: Callable[[float], None]) -> Iterator[None]:
+    """Within this block, `callback(seconds)` after each write transaction of this process,
+    with how long it held the write lock. Not nested: the previous timer comes back after."""
+    global _write_timer
+    previous, _write_timer = _write_timer, callback
+    try:
+        yield
+    finally:
+        _write_timer = previous
 
 
 class Transactions:
@@ -55,6 +74,8 @@ class Transactions:
         An SQLite error inside it becomes the typed error that names its cause (failures.py)."""
         with self._guard:
             self._begin()
+            timer = _write_timer
+            held = time.perf_counter() if timer is not None else 0.0
             try:
                 try:
                     yield self
@@ -79,6 +100,8 @@ class Transactions:
             finally:
                 if self.writelock is not None:
                     self.writelock.release()
+                if timer is not None:
+                    timer(time.perf_counter() - held)
         if self.checkpointer is not None:
             self.checkpointer.committed()
 

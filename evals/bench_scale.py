@@ -219,7 +219,7 @@ def format_scale(r: dict[str, Any]) -> str:
         f"  p99 {r['observe_p99_ms']} ms {mark('observe_p99_ms')}  max {r['observe_max_ms']} ms",
         f"  floor (the same rows in bare SQLite transactions) p50 {r['floor_p50_ms']} ms "
         f"p95 {r['floor_p95_ms']} ms; observe p95 = {r['observe_p95_over_floor']}x the floor",
-        f"context (1,000 tokens, with recall refresh):",
+        "context (1,000 tokens, with recall refresh):",
         f"  many memories (up to {r['many_memories']:,}): p50 {r['context_many_p50_ms']} ms "
         f"p95 {r['context_many_p95_ms']} ms",
         f"  few memories (down to {r['few_memories']}): p50 {r['context_few_p50_ms']} ms "

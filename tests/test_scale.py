@@ -3,6 +3,7 @@ benchmark's turn stream and its report. No timed assertions: figures are the ben
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,24 @@ def test_the_stored_report_has_sections_for_the_most_changed_and_counts_the_rest
     sections = [line for line in report.report.splitlines()
                 if line.startswith("## ") and line != "## Relationships"]
     assert len(sections) == 1 and "*2 more characters evolved less" in report.report
+
+
+def test_play_shows_the_most_changed_characters_and_counts_the_rest(tmp_path: Path, monkeypatch: Any) -> None:
+    from click.testing import CliRunner
+
+    from curator.cli import cli
+
+    transcript = Path(__file__).parent.parent / "fixtures" / "transcripts" / "two_animals.jsonl"
+    monkeypatch.setattr("curator.cli.play.SHOWN", 2)
+    db = str(tmp_path / "world.db")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["play", str(transcript), "--db", db])
+    assert result.exit_code == 0, result.output
+    with Curator(db) as curator:
+        everyone = curator.characters()
+    headers = [line.split(" — ")[0] for line in result.stdout.splitlines() if " — " in line
+               and "recent" in line and not line.startswith(" ")]
+    assert headers == ["Bear", "Owl"]  # the two whose memories changed most, in the world's order
+    assert f"… and {len(everyone) - 2} other characters" in result.stdout
+    again = runner.invoke(cli, ["play", str(transcript), "--db", db, "--json"])
+    assert list(json.loads(again.stdout)["characters"]) == everyone  # --json counts every one

@@ -34,8 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from curator import Curator, display_name
-from curator.store.transactions import time_writes
+from curator import Curator, display_name, time_writes
 from evals.scale_world import copy_world, grown_world, measured_turns, observe_all
 
 FULL = {"characters": 10_000, "turns": 100_000, "window": 10_000, "active": 300, "seed": 42}

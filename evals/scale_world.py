@@ -24,8 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from curator import Curator, display_name
-from curator.store.transactions import time_writes
+from curator import Curator, display_name, time_writes
 from evals.synthetic import DANGERS, PLACES, REPEAT_SUFFIXES, SCENES, THOUGHTS
 
 

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from curator import Curator
-from curator.store.transactions import time_writes
+from curator import Curator, time_writes
 from evals.scale_world import game_turns
 
 

@@ -210,9 +210,11 @@ def _most_changed(playing: Playing, everyone: list[str], limit: int) -> list[str
         return everyone
     changed: Counter[str] = Counter()
     totals = playing.totals
-    for change in (*totals.formed, *totals.reinforced, *totals.archived, *totals.forgotten,
-                   *totals.promoted, *totals.summaries_revised, *totals.conflicts_resolved):
-        changed[change.owner] += 1
+    for memory in (*totals.formed, *totals.reinforced, *totals.archived, *totals.forgotten,
+                   *totals.promoted):
+        changed[memory.owner] += 1
+    for summary in (*totals.summaries_revised, *totals.conflicts_resolved):
+        changed[summary.owner] += 1
     ranked = sorted(everyone, key=lambda c: (-changed[c], -playing.perceived[c], c))[:limit]
     chosen = set(ranked)
     return [c for c in everyone if c in chosen]

@@ -13,7 +13,6 @@ import importlib
 from typing import Any
 
 import click
-from click.utils import make_default_short_help
 
 # name → (module under curator.cli, attribute, one-line help as the command gives it)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -87,6 +86,7 @@ class LazyGroup(click.Group):
                     continue
                 rows.append((name, loaded.get_short_help_str(limit)))
             else:
-                rows.append((name, make_default_short_help(COMMANDS[name][2], limit)))
+                # Shortened as click shortens a command's own help.
+                rows.append((name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)

@@ -110,3 +110,19 @@ def test_play_shows_the_most_changed_characters_and_counts_the_rest(tmp_path: Pa
     assert f"… and {len(everyone) - 2} other characters" in result.stdout
     again = runner.invoke(cli, ["play", str(transcript), "--db", db, "--json"])
     assert list(json.loads(again.stdout)["characters"]) == everyone  # --json counts every one
+
+
+
+def test_memories_read_at_once_are_the_ones_read_a_relationship_at_a_time(tmp_path: Path) -> None:
+    from curator.domain.models import Tier
+
+    transcript = Path(__file__).parent.parent / "fixtures" / "transcripts" / "two_animals.jsonl"
+    with Curator(tmp_path / "world.db") as curator:
+        curator.observe_many(transcript.read_text().splitlines())
+        world = curator.world
+        for owner in curator.characters():
+            relationships, recent, core = world.all_live(owner)
+            assert list(relationships) == world.relationship_others(owner)
+            assert all(rel == world.relationship(owner, other) for other, rel in relationships.items())
+            assert (recent, core) == (world.memories(owner, None, Tier.RECENT),
+                                      world.memories(owner, None, Tier.CORE))

@@ -146,6 +146,8 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
                  observe_p99_ms=pct(observed, 99), observe_max_ms=round(max(observed), 1),
                  observe_longest_write_ms=round(longest * 1000, 1), load_observe=_load())
         r["observe_p95_over_floor"] = round(r["observe_p95_ms"] / max(r["floor_p95_ms"], 1e-6), 1)
+        say(f"  observe p50/p95/p99 {r['observe_p50_ms']}/{r['observe_p95_ms']}/{r['observe_p99_ms']} ms, "
+            f"floor p95 {r['floor_p95_ms']} ms, load {r['load_observe']}")
         with Curator(world) as curator:
             counts = curator.world.conn.execute(
                 "select owner, count(*) n from memories group by owner order by n desc, owner").fetchall()
@@ -169,6 +171,8 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
                     r[f"context_{name}_p95_ms"] = pct(times, 95)
                 r["context_p95_ms"] = max(r["context_many_p95_ms"], r["context_few_p95_ms"])
                 r["context_longest_write_ms"] = round(hold * 1000, 1)
+                say(f"  context many p50/p95 {r['context_many_p50_ms']}/{r['context_many_p95_ms']} ms, "
+                    f"few {r['context_few_p50_ms']}/{r['context_few_p95_ms']} ms, load {_load()}")
                 say("an evolution cycle over the world")
                 hold, started = 0.0, time.perf_counter()
                 report = curator.evolve()
@@ -176,6 +180,8 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
                 r["evolve_longest_write_ms"] = round(hold * 1000, 1)
                 r["evolve_characters"] = len(report.characters)
                 r["load_evolve"] = _load()
+                say(f"  evolve {r['evolve_seconds']} s over {r['evolve_characters']} characters, longest "
+                    f"write {r['evolve_longest_write_ms']} ms, load {r['load_evolve']}")
                 hold, started = 0.0, time.perf_counter()
                 again = curator.evolve()
                 r["evolve_again_seconds"] = round(time.perf_counter() - started, 1)
@@ -185,6 +191,7 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
             document = json.dumps(curator.export_world())
             r["export_seconds"] = round(time.perf_counter() - started, 1)
             r["export_mb"] = round(len(document.encode()) / 1e6, 1)
+            say(f"  export {r['export_seconds']} s, {r['export_mb']} MB")
             del document
             curator.world.conn.execute("pragma wal_checkpoint(TRUNCATE)")
         r["world_mb"] = _mb(world)

@@ -126,3 +126,26 @@ def test_memories_read_at_once_are_the_ones_read_a_relationship_at_a_time(tmp_pa
             assert all(rel == world.relationship(owner, other) for other, rel in relationships.items())
             assert (recent, core) == (world.memories(owner, None, Tier.RECENT),
                                       world.memories(owner, None, Tier.CORE))
+
+
+def test_the_garbage_collector_waits_while_a_write_transaction_is_open(tmp_path: Path) -> None:
+    import gc
+
+    assert gc.isenabled()
+    with Curator(tmp_path / "world.db") as curator:
+        with curator.world.transaction():
+            assert not gc.isenabled()  # no collection pause holds the write lock
+        assert gc.isenabled()
+        try:
+            with curator.world.transaction():
+                raise RuntimeError("rolled back")
+        except RuntimeError:
+            pass
+        assert gc.isenabled()
+    gc.disable()
+    try:  # a process that turned it off keeps it off
+        with Curator(tmp_path / "other.db") as curator, curator.world.transaction():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -23,6 +23,13 @@ category and its run time (curator/locomo.py):
 
     python -m evals.bench context
     python -m evals.bench locomo ../shared/data/locomo/locomo-dev.json
+
+`scale` grows a world of 10,000 characters by 100,000 turns and measures observe, context,
+an evolution cycle, the longest write transaction, export, `curator --help` and peak memory
+against their targets (evals/bench_scale.py; `--quick` is a small world for CI, `--keep PATH`
+keeps the grown world for the next run):
+
+    python -m evals.bench scale --keep /tmp/grown.db
 """
 
 from __future__ import annotations
@@ -141,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
                                               "(evals/bench_calls.py)")
     calls.add_argument("--fixtures", default=None, help="the fixture set (default evals/fixtures/qwen1.5b)")
     calls.add_argument("--json", action="store_true", help="print one JSON object")
+    scale = commands.add_parser("scale", help="a world of 10,000 characters (evals/bench_scale.py)")
+    scale.add_argument("--quick", action="store_true", help="a small world (CI), under a minute")
+    scale.add_argument("--keep", type=Path, help="keep the grown world here, or reuse the one kept")
+    scale.add_argument("--json", action="store_true", help="print one JSON object")
     locomo = commands.add_parser("locomo", help="LoCoMo retrieval recall@k and its run time")
     locomo.add_argument("path", nargs="?", default="../shared/data/locomo/locomo-dev.json")
     locomo.add_argument("--json", action="store_true", help="print one JSON object")
@@ -152,6 +163,15 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("need --memories >= 10, --characters >= 2 and --calls >= 1")
         result = bench_context(args.memories, args.characters, args.calls, args.max_tokens, args.peek)
         print(json.dumps(result, indent=2) if args.json else format_context_report(result))
+        return 0
+    if args.command == "scale":
+        from evals.bench_scale import bench_scale, format_scale
+
+        def log(line: str) -> None:
+            print(line, file=sys.stderr, flush=True)
+
+        measured = bench_scale(args.quick, args.keep, log)
+        print(json.dumps(measured, indent=2) if args.json else format_scale(measured))
         return 0
     if args.command == "calls":
         from evals.bench_calls import DEFAULT, bench_calls, format_calls

@@ -115,6 +115,9 @@ def cli_commands() -> dict[str, Any]:
 
     from curator.cli import cli
 
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):  # the group imports its commands when first asked (lazy.py)
+        cli.get_command(ctx, name)
     found: dict[str, Any] = {}
 
     def walk(group: click.Group, prefix: str) -> None:

@@ -467,7 +467,10 @@ def test_cli_evolve_and_reports(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["evolve", "--world-time", "2025-05-01T00:00:00Z", "--json", "--db", db])
     document = json.loads(result.stdout)
     assert document["world_time"] == "2025-05-01T00:00:00Z" and document["report"].startswith("# Evolution")
-    assert {c["character"] for c in document["characters"]} >= {"bear", "fox", "owl", "wolf"}
+    # Only those who perceived the new turn are evolved; fox and wolf rest, counted (issue #17).
+    assert {c["character"] for c in document["characters"]} == {"bear", "owl"}
+    assert document["resting"] >= 2 and f"{document['resting']} other characters lived nothing new" \
+        in document["report"]
     assert not document["unchanged"] and "caution +" in document["report"]
     listed = json.loads(runner.invoke(cli, ["evolution", "reports", "--json", "--db", db]).stdout)
     assert len(listed) == 2

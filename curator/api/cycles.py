@@ -6,10 +6,11 @@ transactions, none of which holds the lock for long:
 
 - fading, `FADE_BATCH` memories per transaction (each faded memory's strength is set at the
   cycle's time, so the next batch starts where the last one ended);
-- each character's evolution (evolution/cycle.py `evolve_character`), one transaction each, as
+- each character's evolution (evolution/cycle.py `evolve_character`), one transaction each, for
+  the characters that lived something since their last cycle (`due_for_cycle`), as
   a unit of work (model/rounds.py): with a model, the identity narratives of every character
   are asked for in one round, as before, and each character commits once its answer is in;
-- the report, last, in its own transaction.
+- the report, last: rendered outside any transaction, stored in one of its own.
 
 A character's evolution reads and writes only its own rows, so the cycle's result is the
 one a single transaction gave. Interrupted midway (the process killed), a cycle leaves the
@@ -26,7 +27,7 @@ from curator.domain.config import CuratorConfig
 from curator.domain.errors import InvalidInput
 from curator.domain.models import iso
 from curator.domain.results import ChangeSet
-from curator.evolution.cycle import evolve_character, report_cycle
+from curator.evolution.cycle import draft_report, due_for_cycle, evolve_character, report_cycle
 from curator.evolution.report import CharacterEvolution, EvolutionReport
 from curator.model.rounds import BookDecider, Unit
 from curator.model.steps import Decider
@@ -59,9 +60,10 @@ def fade_in_batches(world: Callable[[], World], config: CuratorConfig, decider: 
 def cycle_units(world: Callable[[], World], config: CuratorConfig, when: datetime,
                 changes: ChangeSet) -> list[Unit[EvolutionReport | CharacterEvolution | None]]:
     """The units of an evolution cycle at `when` after its fading (`changes`): one per character
-    of the world now, in id order, then the report's. The last unit's result is the report."""
+    that lived something since its last cycle (cycle.py `due_for_cycle`), in id order, then
+    the report's. The last unit's result is the report."""
     evolved: dict[str, CharacterEvolution | None] = {}
-    characters = world().character_ids()
+    characters, resting = due_for_cycle(world())
 
     def character_unit(character: str) -> Unit[EvolutionReport | CharacterEvolution | None]:
         def attempt(decider: BookDecider | Decider, commit: bool) -> CharacterEvolution | None:
@@ -73,8 +75,9 @@ def cycle_units(world: Callable[[], World], config: CuratorConfig, when: datetim
         return Unit(attempt)
 
     def report(decider: BookDecider | Decider, commit: bool) -> EvolutionReport:
+        done = [r for r in (evolved.get(c) for c in characters) if r is not None]
+        draft = draft_report(done, changes.forgotten, when, resting=resting)  # outside the lock
         with world().transaction(commit=commit) as store:
-            done = [r for r in (evolved.get(c) for c in characters) if r is not None]
-            return report_cycle(store, done, changes.forgotten, when)
+            return report_cycle(store, draft)
 
     return [*(character_unit(c) for c in characters), Unit(report)]

@@ -20,9 +20,7 @@ from curator.domain.fading import faded_strength
 from curator.domain.models import (
     MAX_REALITY,
     Character,
-    Relationship,
     SelfState,
-    Tier,
     display_name,
     normalize_character_id,
 )
@@ -92,12 +90,9 @@ class WorldReads:
         row = world.character_row(owner)
         assert row is not None
         now = world.clock()
-        own = SelfState(immediate_context=row["immediate_context"],
-                        recent_events=world.memories(owner, None, Tier.RECENT),
-                        core_memories=world.memories(owner, None, Tier.CORE))
-        relationships: dict[str, Relationship] = {}
-        for other in world.relationship_others(owner):
-            relationships[other] = world.relationship(owner, other)
+        relationships, own_recent, own_core = world.all_live(owner)
+        own = SelfState(immediate_context=row["immediate_context"], recent_events=own_recent,
+                        core_memories=own_core)
         if now is not None:
             lists = [own.recent_events] + [r.recent_memories for r in relationships.values()]
             for memories in lists:

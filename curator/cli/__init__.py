@@ -1,9 +1,10 @@
 """The command line: the `curator` group and one module per command group, thin over the API.
 
-`main` holds the group (its exit statuses; `signals` has Ctrl-C and SIGTERM) and the turn
-commands (`observe`, `end-episode`, `fade`) and registers the others: `play`, `world` (show,
-characters, export, import, calls), `recall` (context, search), `evolve`, `goals`, `blocks`
-(blocks, passages, delete), `evals` (eval run, diff, locomo). They share their options and
+`main` holds the group (its exit statuses; `signals` has Ctrl-C and SIGTERM); `lazy` names
+every command and imports its module only when it runs: `turns` (`observe`, `end-episode`,
+`fade`), `play`, `world` (show, characters, export, import, calls), `recall` (context,
+search), `evolve`, `goals`, `blocks` (blocks, passages, delete), `evals` (eval run, diff,
+locomo). They share their options and
 error handling through `options`, which imports none of them; `show` puts a character in words.
 
 May import: the API and anything below it, and `curator.evals` for the eval commands.

@@ -5,12 +5,17 @@ turn before the stop, and playing the same transcript again resumes: turns alrea
 world count as already seen. So every stop says how many turns are stored and how to go
 on; a line is named by its number in the transcript, the line that is wrong and not an
 earlier one with the same id.
+
+The summary shows the `SHOWN` characters this play changed most (in the world's order) and
+counts the rest: a world of 10,000 characters printed one of 9.75 MB (issue #17). `--json`
+keeps every character's counts.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +40,8 @@ from curator.domain.models import Turn
 from curator.domain.results import ChangeSet, TurnResult
 from curator.model.calls import CallSummary, last_call_seq, summarize_calls
 from curator.model.settings import ModelSettings
+
+SHOWN = 10  # characters in play's summary; the rest are counted
 
 
 def _turn_lines(path: Path) -> Iterator[tuple[int, str | InvalidInput]]:
@@ -81,6 +88,7 @@ class Playing:
         self.first_line: dict[str, tuple[int, str]] = {}  # turn id → (its first line, its content)
         self.totals = ChangeSet()
         self.new = self.seen = self.perceptions = 0
+        self.perceived: Counter[str] = Counter()  # character → the new turns it perceived
 
     def add(self, number: int, line: str | InvalidInput) -> None:
         """Parse a line and queue its turn; an id an earlier line used with other content is
@@ -113,6 +121,7 @@ class Playing:
                 continue
             self.new += 1
             self.perceptions += 1 + len(turn.observers)
+            self.perceived.update(dict.fromkeys([turn.actor, *turn.observers], 1))
             _add(self.totals, result)
         done = len(self.pending)
         self.pending.clear()
@@ -186,14 +195,34 @@ def _play(transcript: Path, lines: list[tuple[int, str | InvalidInput]], batch: 
                 sys.exit(error.exit_code)
         elapsed = time.perf_counter() - started
         calls = summarize_calls(curator.world, after_seq=first_call)
-        characters = [curator.character(c) for c in curator.characters()]
-        counts = {c.id: curator.counts(c.id) for c in characters}
-    _report(transcript, db, len(lines), playing, elapsed, settings, calls, characters, counts, as_json)
+        everyone = curator.characters()
+        shown = everyone if as_json else _most_changed(playing, everyone, SHOWN)
+        characters = [curator.character(c) for c in shown]
+        counts = {c: curator.counts(c) for c in (everyone if as_json else shown)}
+    _report(transcript, db, len(lines), playing, elapsed, settings, calls, characters, counts, as_json,
+            rest=len(everyone) - len(characters))
+
+
+def _most_changed(playing: Playing, everyone: list[str], limit: int) -> list[str]:
+    """The `limit` characters whose memories this play changed most (then: who perceived the
+    most of its turns), in the world's order."""
+    if len(everyone) <= limit:
+        return everyone
+    changed: Counter[str] = Counter()
+    totals = playing.totals
+    for memory in (*totals.formed, *totals.reinforced, *totals.archived, *totals.forgotten,
+                   *totals.promoted):
+        changed[memory.owner] += 1
+    for summary in (*totals.summaries_revised, *totals.conflicts_resolved):
+        changed[summary.owner] += 1
+    ranked = sorted(everyone, key=lambda c: (-changed[c], -playing.perceived[c], c))[:limit]
+    chosen = set(ranked)
+    return [c for c in everyone if c in chosen]
 
 
 def _report(transcript: Path, db: str, turns: int, playing: Playing, elapsed: float,
             settings: ModelSettings | None, calls: CallSummary, characters: list[Any],
-            counts: dict[str, dict[str, int]], as_json: bool) -> None:
+            counts: dict[str, dict[str, int]], as_json: bool, *, rest: int = 0) -> None:
     totals, new, seen, perceptions = playing.totals, playing.new, playing.seen, playing.perceptions
     fallbacks = totals.fallbacks_by_reason()
     summary = {
@@ -211,7 +240,7 @@ def _report(transcript: Path, db: str, turns: int, playing: Playing, elapsed: fl
         "prompt_tokens_per_turn": round(calls.prompt_tokens / new, 1) if new else 0.0,
         "completion_tokens_per_turn": round(calls.completion_tokens / new, 1) if new else 0.0,
         "cost": calls.cost, "fallbacks_by_reason": fallbacks,
-        "characters": {c.id: counts[c.id] for c in characters},
+        "characters": counts,
     }
     if as_json:
         print_json(summary)
@@ -231,6 +260,9 @@ def _report(transcript: Path, db: str, turns: int, playing: Playing, elapsed: fl
     for character in characters:
         click.echo("")
         print_character(character, counts[character.id], brief=True)
+    if rest:
+        click.echo(f"\n… and {_plural(rest, 'other character')} (this play changed them less; "
+                   "`curator characters` lists them, `--json` counts every one)")
 
 
 def _add(totals: ChangeSet, result: TurnResult) -> None:

@@ -31,6 +31,7 @@ _MIN_DELTA = 0.0005  # smaller moves are not worth a line in the log
 # The share of a memory's pull on trust and rapport applied when the memory forms; a cycle
 # applies the rest, so a turn and a cycle together move them as a cycle alone did before.
 TURN_SHARE = 0.5
+_CHUNK = 500  # turn ids per lookup (SQLite binds at most 32,766 parameters)
 
 
 def effects(memory: Memory) -> list[tuple[str, float, str]]:
@@ -246,27 +247,34 @@ def experiences(world: World, character: str, after_seq: int, now: datetime
     """(turn seq, memory) for each turn after `after_seq` (up to `now`) that formed or
     reinforced one of the character's memories, live or archived, in turn order: a failure
     repeated three times (one memory, reinforced twice) counts three times."""
-    turns = {row[0]: row[1] for row in world.conn.execute(
-        "select id, seq from turns where seq > ? and world_time <= ?", (after_seq, iso(now)))}
-    if not turns:
-        return
-    since = world.conn.execute("select min(world_time) from turns where seq > ?",
-                               (after_seq,)).fetchone()[0]
-    found: list[tuple[int, int, Memory]] = []
+    # The character's own memories first, then only the turns they name (by id): reading
+    # every turn after the mark costs the whole turn log per character on a large world.
+    memories: list[tuple[int, Memory]] = []
     for table in ("memories", "memory_archive"):
-        rows = world.conn.execute(
-            f"{SELECT_MEMORY} from {table} where owner = ? and (created_at >= ? or last_recalled >= ?)",
-            (character, since, since)).fetchall()
-        for row in rows:
-            memory = memory_from_row(row)
-            for turn_id in memory.source_turns:
-                if turn_id in turns:
-                    found.append((turns[turn_id], row[1], memory))
+        for row in world.conn.execute(f"{SELECT_MEMORY} from {table} where owner = ?", (character,)):
+            memories.append((row[1], memory_from_row(row)))
+    named = sorted({turn_id for _seq, memory in memories for turn_id in memory.source_turns})
+    turns: dict[str, int] = {}
+    for start in range(0, len(named), _CHUNK):
+        chunk = named[start:start + _CHUNK]
+        turns.update((row[0], row[1]) for row in world.conn.execute(
+            f"select id, seq from turns where id in ({', '.join('?' * len(chunk))}) "
+            "and seq > ? and world_time <= ?", (*chunk, after_seq, iso(now))))
+    found: list[tuple[int, int, Memory]] = []
+    for seq, memory in memories:
+        for turn_id in memory.source_turns:
+            if turn_id in turns:
+                found.append((turns[turn_id], seq, memory))
     for turn_seq, _seq, memory in sorted(found, key=lambda f: (f[0], f[1])):
         yield turn_seq, memory
 
 
 def _last_turn_seq(world: World, now: datetime) -> int:
+    clock = world.clock()
+    if clock is not None and now >= clock:
+        # No turn is later than the world clock: the last one logged (an indexed read; the
+        # filter below reads the whole turn log).
+        return int(world.conn.execute("select coalesce(max(seq), 0) from turns").fetchone()[0])
     row = world.conn.execute("select coalesce(max(seq), 0) from turns where world_time <= ?",
                              (iso(now),)).fetchone()
     return int(row[0])

@@ -10,7 +10,7 @@ through since its last cycle (attributes.py); a personality snapshot is derived
 (personality.py); drift since the previous snapshot is detected with its reason; the identity
 narrative is refreshed through step `identity` (identity.py: a model with prompts/identity.j2,
 else the deterministic narrative). Last, one Markdown report for the world is stored in
-`evolution_reports` (report.py, `report_cycle`).
+`evolution_reports` (report.py, `draft_report` then `report_cycle`).
 This module owns the `personality_snapshots` table.
 
 A character with no new experience whose snapshot would read exactly as its last one gets
@@ -52,22 +52,46 @@ class CycleInputs(BaseModel):
     vivid: int = 0
 
 
-def report_cycle(world: World, evolved: list[CharacterEvolution], forgotten: list[MemoryChange],
-                 now: datetime) -> EvolutionReport:
-    """The cycle's report, once every character has evolved (`evolved`, in character order, each
-    committed on its own): stored as a new report unless nothing changed (inside the caller's
-    transaction); `forgotten` are the memories the cycle's fading archived."""
+def due_for_cycle(world: World) -> tuple[list[str], int]:
+    """The characters a cycle evolves, in id order: those that lived something since their last
+    cycle (a turn they perceived at or after it, or a goal of theirs that moved) and those never
+    evolved; and how many others rest. A cycle's work grows with what changed, not with the
+    world: a character with nothing new would only repeat its last snapshot."""
+    due = [str(row[0]) for row in world.conn.execute(
+        "select c.id from characters c left join evolution_marks m on m.character = c.id "
+        "where m.character is null or coalesce(c.clock, '') >= m.world_time "
+        "or exists (select 1 from goal_history g where g.character = c.id and g.id > m.through_goal) "
+        "order by c.id")]
+    total = int(world.conn.execute("select count(*) from characters").fetchone()[0])
+    return due, total - len(due)
+
+
+def draft_report(evolved: list[CharacterEvolution], forgotten: list[MemoryChange], now: datetime, *,
+                 resting: int = 0) -> EvolutionReport:
+    """The cycle's report, rendered, once every character has evolved (`evolved`, in character
+    order, each committed on its own); `forgotten` are the memories the cycle's fading archived.
+    It reads nothing: rendering it holds no lock."""
     steps = [result.step for result in evolved if result.step is not None]
-    if not forgotten and all(not c.changed and not any(g.moved for g in c.goals) for c in evolved):
+    report = EvolutionReport(world_time=iso(now), characters=evolved, forgotten=forgotten, steps=steps,
+                             resting=resting)
+    if forgotten or any(c.changed or any(g.moved for g in c.goals) for c in evolved):
+        report.report = render_report(report)
+    return report
+
+
+def report_cycle(world: World, draft: EvolutionReport) -> EvolutionReport:
+    """Store the drafted report (inside the caller's transaction), unless nothing changed: then
+    the latest stored report comes back, marked `unchanged`."""
+    if not draft.report:
         stored = latest_report(world)
         if stored is not None:
-            return stored.model_copy(update={"characters": evolved, "unchanged": True})
-    report = EvolutionReport(world_time=iso(now), characters=evolved, forgotten=forgotten, steps=steps)
-    report.report = render_report(world, report)
+            return stored.model_copy(update={"characters": draft.characters, "unchanged": True,
+                                             "resting": draft.resting})
+        draft.report = render_report(draft)
     cur = world.conn.execute("insert into evolution_reports (world_time, report, created_at) "
-                             "values (?, ?, ?)", (report.world_time, report.report, iso(now)))
-    report.id = int(cur.lastrowid or 0)
-    return report
+                             "values (?, ?, ?)", (draft.world_time, draft.report, draft.world_time))
+    draft.id = int(cur.lastrowid or 0)
+    return draft
 
 
 def evolve_character(world: World, config: CuratorConfig, decider: Decider, character: str,

@@ -19,6 +19,9 @@ from curator.evolution.personality import AttributeChange, Drift, PersonalitySna
 from curator.store.world import World
 
 CHANGES_SHOWN = 4  # per attribute; the rest are counted
+# Characters with a section in a report: a cycle over a world of 10,000 characters wrote a
+# report of some 30 MB, for people to read, in the write transaction (issue #17).
+SECTIONS_SHOWN = 200
 _BY = {"model": "a model", "fallback": "the fallback"}
 
 
@@ -48,16 +51,24 @@ class EvolutionReport(BaseModel):
     forgotten: list[MemoryChange] = Field(default_factory=list)  # faded to nothing this cycle
     steps: list[StepRecord] = Field(default_factory=list)
     unchanged: bool = False  # True: nothing changed, the latest stored report is returned
+    resting: int = 0  # characters not evolved: nothing new since their last cycle (cycle.py)
 
 
-def render_report(world: World, report: EvolutionReport) -> str:
-    """The Markdown report of one cycle."""
+def render_report(report: EvolutionReport) -> str:
+    """The Markdown report of one cycle: a section for each of the `SECTIONS_SHOWN` characters
+    that changed most (in id order), and a count of the rest, which `report.characters` holds."""
     lines = ["# Evolution report", "", f"*World time {report.world_time}*", ""]
     if report.forgotten:
         lines += [f"{len(report.forgotten)} faded memories were moved to the archive.", ""]
-    for evo in report.characters:
+    if report.resting:
+        lines += [f"{report.resting} other characters lived nothing new since their last cycle.", ""]
+    shown = _most_changed(report.characters, SECTIONS_SHOWN)
+    for evo in shown:
         lines += _character_section(evo)
-    pairs = [(evo.character, rel) for evo in report.characters for rel in evo.relations]
+    if len(shown) < len(report.characters):
+        lines += [f"*{len(report.characters) - len(shown)} more characters evolved less; each one's "
+                  "snapshot is in its `curator evolution` history.*", ""]
+    pairs = [(evo.character, rel) for evo in shown for rel in evo.relations]
     if pairs:
         lines += ["## Relationships", ""]
         for owner, rel in sorted(pairs, key=lambda p: (p[0], p[1].other)):
@@ -66,6 +77,15 @@ def render_report(world: World, report: EvolutionReport) -> str:
                          f"rapport {rel.rapport:.0%}{moved}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _most_changed(evolved: list[CharacterEvolution], limit: int) -> list[CharacterEvolution]:
+    """The `limit` characters with the most drift, attribute changes and goal moves, in id order."""
+    if len(evolved) <= limit:
+        return evolved
+    ranked = sorted(evolved, key=lambda e: (-(len(e.drift) + len(e.changes) + int(e.changed)
+                                              + sum(1 for g in e.goals if g.moved)), e.character))
+    return sorted(ranked[:limit], key=lambda e: e.character)
 
 
 def _character_section(evo: CharacterEvolution) -> list[str]:

@@ -4,15 +4,26 @@ A transaction waits its turn in the writers' queue (writelock.py) and then for S
 lock, at most the busy timeout in all (`WorldLocked` after that); it rolls back on any
 error, and an SQLite error becomes the typed error that names its cause (failures.py). The
 threads that share one connection take turns too. What the transactions write is world.py's.
+
+Python's cyclic garbage collector is paused while a write transaction is open (`_gc_paused`):
+a full collection in a process holding much (an evolution cycle over 10,000 characters)
+took up to 0.7 s, and when it fell inside a transaction it held the write lock that long
+(issue #17). A collection that comes due meanwhile runs after the commit.
+
+`time_writes(callback)` reports how long each write transaction of the process held the
+write lock (from its BEGIN to its COMMIT or ROLLBACK, in seconds): the game-scale benchmark
+uses it to find the longest hold. Off by default, it then costs one global read per
+transaction.
 """
 
 from __future__ import annotations
 
+import gc
 import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Self
 
@@ -22,6 +33,42 @@ from curator.domain.errors import WorldLocked
 from curator.store.checkpoint import Checkpointer
 from curator.store.failures import about_the_file, is_locked, translate
 from curator.store.writelock import LockTimeout, WriteLock
+
+_write_timer: Callable[[float], None] | None = None  # see time_writes
+_gc_lock = threading.Lock()
+_gc_open = 0  # write transactions open in this process (any thread)
+_gc_was_enabled = False
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic collector off while any write transaction of the process is open; back on
+    (if it was) when the last one ends. Reference counting still frees memory meanwhile."""
+    global _gc_open, _gc_was_enabled
+    with _gc_lock:
+        if _gc_open == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_open += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_open -= 1
+            if _gc_open == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+@contextmanager
+def time_writes(callback: Callable[[float], None]) -> Iterator[None]:
+    """Within this block, `callback(seconds)` after each write transaction of this process,
+    with how long it held the write lock. Not nested: the previous timer comes back after."""
+    global _write_timer
+    previous, _write_timer = _write_timer, callback
+    try:
+        yield
+    finally:
+        _write_timer = previous
 
 
 class Transactions:
@@ -53,8 +100,10 @@ class Transactions:
         """One write transaction: all of it commits, or none of it does. With commit=False it
         is a dry run: everything is rolled back at the end (rounds.py attempts units so).
         An SQLite error inside it becomes the typed error that names its cause (failures.py)."""
-        with self._guard:
+        with self._guard, _gc_paused():
             self._begin()
+            timer = _write_timer
+            held = time.perf_counter() if timer is not None else 0.0
             try:
                 try:
                     yield self
@@ -79,6 +128,8 @@ class Transactions:
             finally:
                 if self.writelock is not None:
                     self.writelock.release()
+                if timer is not None:
+                    timer(time.perf_counter() - held)
         if self.checkpointer is not None:
             self.checkpointer.committed()
 

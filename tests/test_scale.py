@@ -1,0 +1,151 @@
+"""Game scale (issue #17): work that grows with what changed, the write-lock timer, the game-scale
+benchmark's turn stream and its report. No timed assertions: figures are the benchmark's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from curator import Curator, time_writes
+from evals.scale_world import game_turns
+
+
+def _turn(n: int, actor: str, *, observers: tuple[str, ...] = (), hour: int = 8) -> dict[str, Any]:
+    return {"id": f"t{n}", "world_time": f"2025-03-0{n}T{hour:02d}:00:00Z", "actor": actor,
+            "intent": {"thought": "Supper", "action": "Fish at the river"},
+            "reality": "For the first time you discover a hidden path behind the waterfall.",
+            "observers": list(observers)}
+
+
+def test_a_cycle_evolves_only_the_characters_that_lived_something(tmp_path: Path) -> None:
+    with Curator(tmp_path / "world.db") as curator:
+        curator.observe(_turn(1, "bear"))
+        curator.observe(_turn(2, "fox", observers=("bear",)))
+        curator.observe(_turn(3, "owl"))
+        # (A cycle at the time of a character's last turn evolves it again next time: a turn
+        # at that very time may come after the cycle.)
+        first = curator.evolve("2025-03-03T12:00:00Z")
+        assert [c.character for c in first.characters] == ["bear", "fox", "owl"] and first.resting == 0
+        curator.observe(_turn(4, "bear"))
+        second = curator.evolve("2025-03-05T00:00:00Z")
+        assert [c.character for c in second.characters] == ["bear"]
+        assert second.resting == 2 and "2 other characters lived nothing new" in second.report
+        # A goal the game moved is something lived: fox is evolved (and reviews the goal).
+        curator.goals.set("fox", "den", "Dig a deeper den before winter", progress=0.5)
+        third = curator.evolve("2025-03-06T00:00:00Z")
+        assert [c.character for c in third.characters] == ["fox"]
+        assert [g.label for g in third.characters[0].goals] == ["den"]
+        assert curator.evolve("2025-03-07T00:00:00Z").characters == []  # nobody lived anything
+
+
+def test_a_character_never_evolved_is_evolved_and_a_resting_one_keeps_its_snapshot(tmp_path: Path) -> None:
+    with Curator(tmp_path / "world.db") as curator:
+        curator.observe(_turn(1, "bear"))
+        curator.evolve("2025-03-01T12:00:00Z")
+        before = curator.personality("bear")
+        curator.observe(_turn(2, "wolf"))
+        report = curator.evolve("2025-03-03T00:00:00Z")
+        assert [c.character for c in report.characters] == ["wolf"] and report.resting == 1
+        assert curator.personality("bear") == before and curator.personality("wolf") is not None
+
+
+def test_time_writes_reports_each_write_transaction_and_is_off_outside(tmp_path: Path) -> None:
+    held: list[float] = []
+    with Curator(tmp_path / "world.db") as curator:
+        with time_writes(held.append):
+            curator.observe(_turn(1, "bear"))
+            with curator.world.transaction(commit=False):
+                pass  # a dry run holds the lock too, and is reported
+        assert len(held) == 2 and all(seconds >= 0 for seconds in held)
+        curator.observe(_turn(2, "bear"))
+        assert len(held) == 2
+
+
+def test_game_turns_draw_from_an_active_set_that_goes_round_the_world() -> None:
+    turns = list(game_turns(2_000, characters=200, active=30, seed=3))
+    assert turns == list(game_turns(2_000, characters=200, active=30, seed=3))
+    times = [t["world_time"] for t in turns]
+    assert times == sorted(times)
+    met = set()
+    for turn in turns:
+        assert turn["actor"] not in turn["others"] + turn["observers"]
+        assert len(turn["others"]) <= 2 and len(turn["observers"]) <= 2
+        met |= {turn["actor"], *turn["others"], *turn["observers"]}
+    assert len(met) >= 190  # (nearly) every character is met over the stream
+    # ... but only a few at a time: a window of 100 turns meets at most the active set and a swap.
+    window = {c for t in turns[1_000:1_100] for c in (t["actor"], *t["others"], *t["observers"])}
+    assert len(window) <= 30 + 30
+
+
+def test_the_stored_report_has_sections_for_the_most_changed_and_counts_the_rest(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr("curator.evolution.report.SECTIONS_SHOWN", 1)
+    with Curator(tmp_path / "world.db") as curator:
+        for n, who in enumerate(("bear", "fox", "owl"), start=1):
+            curator.observe(_turn(n, who))
+        report = curator.evolve("2025-03-03T12:00:00Z")
+    assert len(report.characters) == 3  # the API's report holds every character
+    sections = [line for line in report.report.splitlines()
+                if line.startswith("## ") and line != "## Relationships"]
+    assert len(sections) == 1 and "*2 more characters evolved less" in report.report
+
+
+def test_play_shows_the_most_changed_characters_and_counts_the_rest(tmp_path: Path, monkeypatch: Any) -> None:
+    from click.testing import CliRunner
+
+    from curator.cli import cli
+
+    transcript = Path(__file__).parent.parent / "fixtures" / "transcripts" / "two_animals.jsonl"
+    monkeypatch.setattr("curator.cli.play.SHOWN", 2)
+    db = str(tmp_path / "world.db")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["play", str(transcript), "--db", db])
+    assert result.exit_code == 0, result.output
+    with Curator(db) as curator:
+        everyone = curator.characters()
+    headers = [line.split(" — ")[0] for line in result.stdout.splitlines() if " — " in line
+               and "recent" in line and not line.startswith(" ")]
+    assert headers == ["Bear", "Owl"]  # the two whose memories changed most, in the world's order
+    assert f"… and {len(everyone) - 2} other characters" in result.stdout
+    again = runner.invoke(cli, ["play", str(transcript), "--db", db, "--json"])
+    assert list(json.loads(again.stdout)["characters"]) == everyone  # --json counts every one
+
+
+
+def test_memories_read_at_once_are_the_ones_read_a_relationship_at_a_time(tmp_path: Path) -> None:
+    from curator.domain.models import Tier
+
+    transcript = Path(__file__).parent.parent / "fixtures" / "transcripts" / "two_animals.jsonl"
+    with Curator(tmp_path / "world.db") as curator:
+        curator.observe_many(transcript.read_text().splitlines())
+        world = curator.world
+        for owner in curator.characters():
+            relationships, recent, core = world.all_live(owner)
+            assert list(relationships) == world.relationship_others(owner)
+            assert all(rel == world.relationship(owner, other) for other, rel in relationships.items())
+            assert (recent, core) == (world.memories(owner, None, Tier.RECENT),
+                                      world.memories(owner, None, Tier.CORE))
+
+
+def test_the_garbage_collector_waits_while_a_write_transaction_is_open(tmp_path: Path) -> None:
+    import gc
+
+    assert gc.isenabled()
+    with Curator(tmp_path / "world.db") as curator:
+        with curator.world.transaction():
+            assert not gc.isenabled()  # no collection pause holds the write lock
+        assert gc.isenabled()
+        try:
+            with curator.world.transaction():
+                raise RuntimeError("rolled back")
+        except RuntimeError:
+            pass
+        assert gc.isenabled()
+    gc.disable()
+    try:  # a process that turned it off keeps it off
+        with Curator(tmp_path / "other.db") as curator, curator.world.transaction():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -24,8 +24,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from curator import Curator, display_name, time_writes
-from evals.synthetic import DANGERS, PLACES, REPEAT_SUFFIXES, SCENES, THOUGHTS
+from curator import Curator, time_writes
+from evals.synthetic import THOUGHTS, Scene, draw_scene
 
 
 def game_turns(n: int, characters: int, active: int, seed: int = 42) -> Iterator[dict[str, Any]]:
@@ -38,7 +38,7 @@ def game_turns(n: int, characters: int, active: int, seed: int = 42) -> Iterator
     # Rotate often enough that the dormant queue is gone through once over the stream.
     every = max(1, n * swap // max(1, characters - active)) if characters > active else n + 1
     now = datetime(2025, 1, 2, 8, 0, tzinfo=UTC)
-    last: dict[str, tuple[str, str, list[str], str]] = {}
+    last: dict[str, Scene] = {}
     for i in range(1, n + 1):
         if i % every == 0 and dormant:
             for leaving in rng.sample(range(len(in_play)), min(swap, len(dormant))):
@@ -46,18 +46,9 @@ def game_turns(n: int, characters: int, active: int, seed: int = 42) -> Iterator
                 in_play[leaving] = dormant.popleft()
         now += timedelta(minutes=rng.randint(1, 10))
         actor = rng.choice(in_play)
-        if actor in last and rng.random() < 0.1:  # a near-duplicate of the actor's last turn
-            action, reality, others, place = last[actor]
-            reality += rng.choice(REPEAT_SUFFIXES)
-        else:
-            others = [c for c in rng.sample(in_play, 3) if c != actor][:rng.randint(0, 2)]
-            scenes = DANGERS if rng.random() < 0.02 else SCENES
-            action, reality = rng.choice(scenes[len(others)])
-            place = rng.choice(PLACES)
-            names = [display_name(o) for o in others] + ["", ""]
-            action = action.format(place=place)
-            reality = reality.format(a=names[0], b=names[1], place=place)
-            last[actor] = (action, reality, others, place)
+        action, reality, others, place = draw_scene(
+            rng, actor, last,
+            lambda actor=actor: [c for c in rng.sample(in_play, 3) if c != actor][:rng.randint(0, 2)])
         observers = [c for c in rng.sample(in_play, 4) if c != actor and c not in others]
         yield {"id": f"t{i:07d}", "world_time": now.isoformat().replace("+00:00", "Z"),
                "actor": actor, "intent": {"thought": rng.choice(THOUGHTS), "action": action},

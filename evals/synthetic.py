@@ -8,6 +8,7 @@ game would send to `Curator.observe`.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -60,29 +61,40 @@ THOUGHTS = ("I'm starving", "Better be careful today", "This is my chance", "Jus
             "I hope nobody bothers me", "Maybe someone will help", "I have to get this right")
 PLACES = ("river", "meadow", "forest edge", "old bridge", "stream", "ridge", "orchard", "camp")
 REPEAT_SUFFIXES = (" Again.", " Just like before.", " Once more.")
+Scene = tuple[str, str, list[str], str]  # action, reality, others, place
+
+
+def draw_scene(rng: random.Random, actor: str, last: dict[str, Scene],
+               draw_others: Callable[[], list[str]]) -> Scene:
+    """The actor's scene for one turn: one time in ten a near-duplicate of its last one (dedup's
+    work), else `draw_others()` and a scene for that many, a danger one time in fifty. The
+    random draws keep their order, so a seed gives the same session as before."""
+    if actor in last and rng.random() < 0.1:
+        action, reality, others, place = last[actor]
+        return action, reality + rng.choice(REPEAT_SUFFIXES), others, place
+    others = draw_others()
+    scenes = DANGERS if rng.random() < 0.02 else SCENES
+    action, reality = rng.choice(scenes[len(others)])
+    place = rng.choice(PLACES)
+    names = [display_name(o) for o in others] + ["", ""]
+    scene = (action.format(place=place), reality.format(a=names[0], b=names[1], place=place), others, place)
+    last[actor] = scene
+    return scene
+
+
 def synthetic_turns(n: int, characters: int, seed: int = 42) -> list[dict[str, Any]]:
     """A deterministic session: random actors, 0-2 others, 0-2 observers, 5-60 minute steps."""
     rng = random.Random(seed)
     ids = [f"npc_{i:03d}" for i in range(1, characters + 1)]
     now = datetime(2025, 1, 2, 8, 0, tzinfo=UTC)
-    last: dict[str, tuple[str, str, list[str], str]] = {}  # actor -> its previous scene
+    last: dict[str, Scene] = {}  # actor -> its previous scene
     turns: list[dict[str, Any]] = []
     for i in range(1, n + 1):
         now += timedelta(minutes=rng.randint(5, 60))
         actor = rng.choice(ids)
-        if actor in last and rng.random() < 0.1:  # a near-duplicate of the actor's last turn
-            action, reality, others, place = last[actor]
-            reality += rng.choice(REPEAT_SUFFIXES)
-        else:
-            pool = [c for c in ids if c != actor]
-            others = rng.sample(pool, min(rng.randint(0, 2), len(pool)))
-            scenes = DANGERS if rng.random() < 0.02 else SCENES
-            action, reality = rng.choice(scenes[len(others)])
-            place = rng.choice(PLACES)
-            names = [display_name(o) for o in others] + ["", ""]
-            action = action.format(place=place)
-            reality = reality.format(a=names[0], b=names[1], place=place)
-            last[actor] = (action, reality, others, place)
+        pool = [c for c in ids if c != actor]
+        action, reality, others, place = draw_scene(
+            rng, actor, last, lambda pool=pool: rng.sample(pool, min(rng.randint(0, 2), len(pool))))
         pool = [c for c in ids if c != actor and c not in others]
         observers = rng.sample(pool, min(rng.randint(0, 2), len(pool)))
         turns.append({"id": f"t{i:06d}", "world_time": now.isoformat().replace("+00:00", "Z"),

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from curator.api.curator import Curator, parse_turn
     from curator.domain.config import AppraisalConfig, CuratorConfig, EvolutionConfig, Lens, RecallConfig
+    from curator.domain.decoding import load_json
     from curator.domain.errors import (
         BlockExists,
         BlockNotShared,
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Curator": "curator.api.curator",
     "parse_turn": "curator.api.curator",
+    "load_json": "curator.domain.decoding",
     "AppraisalConfig": "curator.domain.config",
     "CuratorConfig": "curator.domain.config",
     "EvolutionConfig": "curator.domain.config",
@@ -220,6 +222,7 @@ __all__ = [
     "WorldTooNew",
     "display_name",
     "install_command",
+    "load_json",
     "parse_turn",
     "time_writes",
 ]

@@ -10,7 +10,8 @@ connection, which the threads then share, one transaction at a time.
 
 `translated` wraps the public methods of a class so that an SQLite error that escapes them
 (a damaged page met while reading, say) arrives as the typed error that names its
-cause (store/failures.py), never as a raw `sqlite3` error.
+cause (store/failures.py), never as a raw `sqlite3` error, and so that their arguments are
+held to their type hints first (arguments.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from curator.api.arguments import checked
 from curator.store.failures import about_the_file, translate
 from curator.store.opening import open_world
 from curator.store.world import World
@@ -77,6 +79,7 @@ def translated(cls: C) -> C:
 def _wrap(method: Callable[..., Any]) -> Callable[..., Any]:
     if getattr(method, "__translated__", False):
         return method
+    method = checked(method)
     if inspect.iscoroutinefunction(method):
         @functools.wraps(method)
         async def guarded_async(self: Any, *args: Any, **kwargs: Any) -> Any:

@@ -187,6 +187,21 @@ class Tier(StrEnum):
     ARCHIVED = "archived"
 
 
+# C0 control characters but tab and line breaks, and DEL: NUL cut texts short in terminals and
+# in tools that read the world file as C strings, and none of them belongs in a game's prose.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def no_control_characters(value: Any) -> Any:
+    """Refuse text (or a list of texts) holding a control character, naming it and where."""
+    for text in value if isinstance(value, list) else [value]:
+        found = _CONTROL.search(text) if isinstance(text, str) else None
+        if found is not None:
+            raise ValueError(f"holds the control character U+{ord(found.group()):04X} at "
+                             f"character {found.start() + 1}")
+    return value
+
+
 class Intent(BaseModel):
     """What the actor meant: what it was thinking and what it tried to do."""
 
@@ -194,6 +209,8 @@ class Intent(BaseModel):
 
     thought: str = Field(default="", max_length=MAX_TEXT)
     action: str = Field(min_length=1, max_length=MAX_TEXT)
+
+    _plain = field_validator("thought", "action")(no_control_characters)
 
 
 class OutcomeHint(BaseModel):
@@ -223,6 +240,8 @@ class Turn(BaseModel):
     domain: str | None = Field(default=None, max_length=100)
     tags: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=32)
     outcome: OutcomeHint | None = None
+
+    _plain = field_validator("id", "reality", "place", "domain", "tags")(no_control_characters)
 
     @field_validator("world_time")
     @classmethod

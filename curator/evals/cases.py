@@ -13,7 +13,6 @@ runner.py.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +22,16 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from curator import CaseError, CharacterId, CuratorConfig, InvalidTurn, Turn, parse_turn
+from curator import (
+    CaseError,
+    CharacterId,
+    CuratorConfig,
+    InvalidInput,
+    InvalidTurn,
+    Turn,
+    load_json,
+    parse_turn,
+)
 from curator.evals.judge import load_story
 from curator.evals.kinds import EXPECT_KINDS, Expectation
 
@@ -233,10 +241,10 @@ def _read_document(path: Path) -> dict[str, Any]:
     raw: Any
     if path.suffix == ".json":
         try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise CaseError(f"not valid JSON ({error.msg} at line {error.lineno} column {error.colno})",
-                            path=where) from error
+            raw = load_json(text, what="the case")  # deep nesting, NaN, huge numbers: refused, typed
+        except InvalidInput as error:
+            said = str(error).removeprefix("invalid input: the case").lstrip(": ")
+            raise CaseError(said.replace("is not JSON", "not valid JSON", 1), path=where) from error
     else:
         try:
             raw = yaml.safe_load(text)

@@ -39,6 +39,7 @@ class CallRecord(BaseModel):
     cost: float | None = None
     latency_ms: float = 0.0
     started_at: str
+    game_day: str | None = None  # YYYY-MM-DD of game time: the day's budget it was charged to
 
 
 _COLUMNS = tuple(CallRecord.model_fields)

@@ -44,8 +44,8 @@ class Model:
     """The mocked model: answers as the fallback would (scripted), and counts requests per
     perceiver (from the rendered prompt: 'You are Bear (id "bear")')."""
 
-    def __init__(self, world: Curator, router: respx.MockRouter) -> None:
-        self.echo = FallbackEcho()
+    def __init__(self, world: Curator, router: respx.MockRouter, name: str = "test-model") -> None:
+        self.echo, self.name = FallbackEcho(), name
         assert world.gateway is not None
         world.gateway.before_call = self.echo.learn
         self.asked: list[tuple[str, str]] = []  # (perceiver, template)
@@ -58,10 +58,13 @@ class Model:
         self.asked.append((who, request.headers["x-curator-template"].split("@")[0]))
         decision = self.echo(body, dict(request.headers))
         assert isinstance(decision, dict), decision
-        return httpx.Response(200, json=chat(json.dumps(decision)))
+        return httpx.Response(200, json={**chat(json.dumps(decision)), "model": self.name})
 
     def of(self, who: str) -> int:
         return sum(1 for perceiver, _ in self.asked if perceiver == who)
+
+    def step(self, template: str) -> int:
+        return sum(1 for _, asked in self.asked if asked == template)
 
 
 @pytest.fixture
@@ -241,3 +244,37 @@ def test_bad_names_and_a_second_group_are_refused() -> None:
             curator.set_budget_group("birds", ["owl", "bear"])
         assert "animals" in str(caught.value)
         assert [(g.name, g.members) for g in curator.budgets().groups] == [("animals", ["bear"])]
+
+
+def test_a_dollar_budget_counts_what_litellm_prices(model_settings: ModelSettings) -> None:
+    # gpt-4o-mini is in litellm's local price list: $0.15 and $0.60 per million prompt and
+    # completion tokens, so each scripted answer (100 + 20 tokens) costs $0.000027.
+    priced = model_settings.model_copy(update={"model": "openai/gpt-4o-mini"})
+    with respx.mock() as router, Curator(":memory:", model=priced) as curator:
+        model = Model(curator, router, name="gpt-4o-mini")
+        curator.set_budget("bear", usd_per_day=0.00006)
+        asked = []
+        for n in range(1, 5):
+            before = model.of("bear")
+            curator.observe(turn(n, BERRIES))
+            asked.append(model.of("bear") - before)
+        (day,) = curator.spend(character="bear")
+    assert asked == [1, 1, 1, 0]  # $0.000054 spent after two calls is under the limit; 3 are over
+    assert day.cost == pytest.approx(3 * 0.000027)
+    assert day.fallbacks_by_reason == {"budget spent": 1}
+
+
+def test_an_episode_end_follows_the_characters_budget(world: tuple[Curator, Model]) -> None:
+    curator, model = world
+    for n in range(1, 4):
+        curator.observe(turn(n, WOLF, others=["wolf"]))
+    curator.set_budget("bear", use="significant")
+    curator.end_episode("bear")  # not a turn: `significant` lets it ask the model
+    assert model.step("consolidate.j2") == 1
+    curator.observe(turn(4, WOLF, others=["wolf"]))
+    curator.set_budget("bear", use="never")
+    curator.end_episode("bear")
+    assert model.step("consolidate.j2") == 1
+    last = curator.calls(character="bear")[-1]
+    assert (last.step, last.reason, last.turn_id, last.game_day) == (
+        "consolidate", "budget: never", None, "2025-03-01")  # Bear's clock is on that game day

@@ -135,6 +135,10 @@ def test_play_spends_to_the_budget_and_the_spend_table_adds_up(tmp_path: Path) -
     # Every perceiver's interpret step was either sent to the stub or held back by a budget
     perceptions = sum(len({t["actor"], *t.get("observers", [])}) for t in turns)
     assert received == perceptions - interprets("bear", "budget spent") - owl_turns
+    # Play's model calls are the requests made; the held-back steps are counted beside them
+    assert (summary["model_calls"], summary["held_by_budget"]) == (received, len(held_back))
+    (line,) = [line for line in text.splitlines() if line.startswith("Model openai/stub:")]
+    assert line.endswith("steps held back by budgets")
     held = ok(run("calls", "--db", db, "--character", "bear", "--outcome", "fallback", "--limit", "3")).output
     assert held.count("fallback (budget spent), 0 attempt(s), no tokens") == 3
     spend = as_json(run("spend", "--db", db, "--json"))
@@ -149,3 +153,17 @@ def test_play_spends_to_the_budget_and_the_spend_table_adds_up(tmp_path: Path) -
     (row,) = [r for r in bear if r["day"] == day]
     assert table[1].split() == [day, "bear", "1", "1", f"{row['prompt_tokens']:,}",
                                 f"{row['completion_tokens']:,}", "-", str(row["budget_fallbacks"])]
+
+
+def test_the_readme_example_prints_what_its_comments_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "set_budget(" in b]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md", "exec"), {})
+    shown = [line.rsplit("  # ", 1)[1].split(":")[0].strip() for line in block.splitlines() if "print(" in line]
+    assert capsys.readouterr().out.splitlines() == shown

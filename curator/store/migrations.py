@@ -370,17 +370,12 @@ def m010_character_clocks(db: Database) -> None:
 
 @migrations()
 def m013_model_budgets(db: Database) -> None:
-    """A model budget per character or group (issue #18): when the model is used (`always`,
-    `significant`, `never`) and how much it may spend per game day. `budget_members` puts a
-    character in at most one group. Each call now records the game day it was charged to;
-    the calls logged before are given their turn's day (calls outside a turn keep none)."""
-    db.table("budgets").create(
-        {"scope": str, "name": str, "use": str, "min_significance": str, "tokens_per_day": int,
-         "usd_per_day": float, "updated_at": str},
-        pk=("scope", "name"), not_null={"use", "min_significance"})
-    db.table("budget_members").create({"character": str, "grp": str}, pk="character",
-                                      not_null={"grp"})
-    db.table("budget_members").create_index(["grp"])
+    """Model budgets per character or group (issue #18; a character in at most one group), and
+    the game day each call is charged to (earlier calls get their turn's day)."""
+    db.table("budgets").create({"scope": str, "name": str, "use": str, "min_significance": str,
+                                "tokens_per_day": int, "usd_per_day": float, "updated_at": str},
+                               pk=("scope", "name"), not_null={"use", "min_significance"})
+    db.table("budget_members").create({"character": str, "grp": str}, pk="character", not_null={"grp"})
     db.table("calls").add_column("game_day", str)
     db.conn.execute("update calls set game_day = (select substr(t.world_time, 1, 10) from turns t "
                     "where t.id = calls.turn_id) where turn_id is not null")

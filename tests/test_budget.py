@@ -278,3 +278,14 @@ def test_an_episode_end_follows_the_characters_budget(world: tuple[Curator, Mode
     last = curator.calls(character="bear")[-1]
     assert (last.step, last.reason, last.turn_id, last.game_day) == (
         "consolidate", "budget: never", None, "2025-03-01")  # Bear's clock is on that game day
+
+
+def test_deleting_a_character_deletes_its_budget_and_membership() -> None:
+    with Curator(":memory:") as curator:
+        curator.observe(turn(1, WOLF, others=["wolf"]))
+        curator.set_budget("bear", use="never")
+        curator.set_budget_group("animals", ["bear", "wolf"])
+        counts = curator.delete_character("bear")
+        assert (counts["budgets"], counts["budget_members"]) == (1, 1)
+        budgets = curator.budgets()
+        assert budgets.characters == {} and [g.members for g in budgets.groups] == [["wolf"]]

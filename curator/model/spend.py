@@ -24,7 +24,7 @@ class SpendRow(BaseModel):
 
     character: str
     day: str | None  # YYYY-MM-DD of game time; None for calls logged before budgets existed
-    calls: int = 0  # requests sent to the model (a step a budget kept from it is not one)
+    calls: int = 0  # calls a budget let through (a step it held back is not one)
     by_model: int = 0  # of which the model's answer decided the step
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -289,3 +289,25 @@ def test_deleting_a_character_deletes_its_budget_and_membership() -> None:
         assert (counts["budgets"], counts["budget_members"]) == (1, 1)
         budgets = curator.budgets()
         assert budgets.characters == {} and [g.members for g in budgets.groups] == [["wolf"]]
+
+
+def test_a_world_from_before_budgets_gets_each_calls_game_day(tmp_path: Any,
+                                                              model_settings: ModelSettings) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    with respx.mock() as router, Curator(path, model=model_settings) as curator:
+        Model(curator, router)
+        curator.observe(turn(1, WOLF, others=["wolf"], observers=["owl"]))
+        curator.observe(turn(2, BERRIES, day=2))
+    # Back to the schema before m013: no budget tables, no game_day on the call log
+    with sqlite3.connect(path) as conn:
+        conn.executescript("drop index idx_calls_character_game_day; alter table calls drop column game_day; "
+                           "drop table budgets; drop table budget_members; delete from _sqlite_migrations "
+                           "where name = 'm013_model_budgets';")
+    conn.close()
+    with Curator(path) as curator:
+        assert [(c.turn_id, c.game_day) for c in curator.calls()] == [
+            ("b001", "2025-03-01"), ("b001", "2025-03-01"), ("b002", "2025-03-02")]
+        assert [(r.day, r.character, r.calls) for r in curator.spend()] == [
+            ("2025-03-01", "bear", 1), ("2025-03-01", "owl", 1), ("2025-03-02", "bear", 1)]

@@ -165,5 +165,6 @@ def test_the_readme_example_prints_what_its_comments_say(tmp_path: Path, monkeyp
     (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "set_budget(" in b]
     monkeypatch.chdir(tmp_path)
     exec(compile(block, "README.md", "exec"), {})
-    shown = [line.rsplit("  # ", 1)[1].split(":")[0].strip() for line in block.splitlines() if "print(" in line]
+    shown = [line.rsplit("  # ", 1)[1].split(":")[0].strip()
+             for line in block.splitlines() if "print(" in line]
     assert capsys.readouterr().out.splitlines() == shown

@@ -146,7 +146,7 @@ def test_delete_a_character(runner: CliRunner, world: str) -> None:
     ok(invoke(runner, "passage", "add", "wolf", "The river is mine.", "--db", world))
     result = ok(invoke(runner, "delete", "Wolf", "--yes", "--db", world))
     assert result.stdout.startswith("Deleted wolf (rows removed: memories ")
-    assert "block_links 1, blocks 1, passages 1, calls 0)" in result.stdout
+    assert "block_links 1, blocks 1, passages 1, calls 0, budgets 0, budget_members 0)" in result.stdout
     ids = [row["id"] for row in as_json(invoke(runner, "characters", "--json", "--db", world))]
     assert ids == ["bear", "owl"]
     assert blocks(runner, world) == []

@@ -52,6 +52,11 @@ TABLE: dict[str, tuple[list[str], list[str] | None, tuple[list[str], int]]] = {
                   (["block", "set", "bear", "mood", "--content", "calm"], 3)),
     "block show": (["block", "show", A, "mood"], ["block", "show", "bear", "nothing"],
                    (["block", "show", "bear", "mood"], 0)),
+    "budget clear": (["budget", "clear", A], None, (["budget", "clear", "bear"], 3)),
+    "budget group": (["budget", "group", A, "bear"], None, (["budget", "group", "animals", "bear"], 3)),
+    "budget set": (["budget", "set", "bear", "--use", "sometimes"], None,
+                   (["budget", "set", "bear", "--use", "never"], 3)),
+    "budget show": (["budget", "show", A], None, (["budget", "show"], 0)),
     "calls": (["calls", "--outcome", "bogus"], None, (["calls"], 0)),
     "characters": (["characters", "--db", "DIR"], None, (["characters"], 0)),
     "clock": (["clock", "--set", "nope"], None, (["clock", "--set", "2030-01-01T00:00:00Z"], 3)),
@@ -95,6 +100,7 @@ TABLE: dict[str, tuple[list[str], list[str] | None, tuple[list[str], int]]] = {
     "search": (["search", "bear", "wolf", "--limit", "0"], ["search", "nobody", "wolf"],
                (["search", "bear", "wolf"], 0)),
     "show": (["show", A], ["show", "nobody"], (["show", "bear"], 0)),
+    "spend": (["spend", "--day", "nope"], None, (["spend"], 0)),
 }
 
 

@@ -1,7 +1,8 @@
 """The Python API behind `from curator import Curator`: what a game server holds, one per world.
 
 It owns `Curator` (`curator`: observe turns in rounds, end episodes, fade, evolve, edit) and
-its reading half (`reads`: characters, search, context, export, goals, mood), and turn
+its reading half (`reads`: characters, search, context, export, goals, mood), model budgets
+and spend (`budget`: a mixin, and the gate's view of how significant a turn is), and turn
 parsing (`parsing`: a turn or a typed error for anything a caller sends). User code
 imports these from `curator` itself.
 

@@ -29,6 +29,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import ValidationError
 
 from curator.api.access import Connections, translated
+from curator.api.budget import BudgetMixin
 from curator.api.cycles import cycle_units, fade_in_batches
 from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
@@ -61,7 +62,7 @@ R = TypeVar("R")
 
 
 @translated
-class Curator(WorldReads):
+class Curator(BudgetMixin, WorldReads):
     """Memories for the characters of one world (one SQLite file). Safe to share between
     threads: each thread that uses it gets a connection of its own (access.py)."""
 
@@ -147,7 +148,7 @@ class Curator(WorldReads):
     def _turn_unit(self, turn: Turn, started: float) -> Unit[TurnResult]:
         def attempt(decider: BookDecider, commit: bool) -> TurnResult:
             return self._attempt_turn(turn, decider, commit=commit, started=started)
-        return Unit(attempt, turn_id=turn.id)
+        return Unit(attempt, turn_id=turn.id, world_time=turn.world_time)
 
     def _attempt_turn(self, turn: Turn, decider: Decider, *, commit: bool, started: float) -> TurnResult:
         payload = turn.model_dump_json(exclude_none=True)
@@ -194,11 +195,11 @@ class Curator(WorldReads):
     def _drive(self, units: Sequence[Unit[R]]) -> list[R]:
         """Run units to completion, each round of model calls in the gateway's thread pool."""
         assert self.gateway is not None
-        rounds = run_rounds(units)
+        rounds, gate = run_rounds(units), self._gate()  # budgets (api/budget.py)
         try:
             requests = next(rounds)
             while True:
-                answers = self.gateway.call_many(requests)
+                answers = gate.call_many(requests)
                 self._log(answers)
                 requests = rounds.send(answers)
         except StopIteration as finished:
@@ -206,11 +207,11 @@ class Curator(WorldReads):
 
     async def _adrive(self, units: Sequence[Unit[R]]) -> list[R]:
         assert self.gateway is not None
-        rounds = run_rounds(units)
+        rounds, gate = run_rounds(units), self._gate()
         try:
             requests = next(rounds)
             while True:
-                answers = await self.gateway.acall_many(requests)
+                answers = await gate.acall_many(requests)
                 self._log(answers)
                 requests = rounds.send(answers)
         except StopIteration as finished:

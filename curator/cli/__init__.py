@@ -4,7 +4,7 @@
 every command and imports its module only when it runs: `turns` (`observe`, `end-episode`,
 `fade`), `play`, `world` (show, characters, export, import, calls), `recall` (context,
 search), `evolve`, `goals`, `blocks` (blocks, passages, delete), `evals` (eval run, diff,
-locomo). They share their options and
+locomo), `budget` (model budgets, spend). They share their options and
 error handling through `options`, which imports none of them; `show` puts a character in words.
 
 May import: the API and anything below it, and `curator.evals` for the eval commands.

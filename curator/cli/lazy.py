@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                   "What CHARACTER has tried, by skill, and how it went (the context's abilities layer)."),
     "block": ("blocks", "block",
               "Core memory blocks: labelled text always in a character's prompt, own or shared."),
+    "budget": ("budget", "budget_group",
+               "Model budgets: when the model is used for a character or group, and what it may spend."),
     "calls": ("world", "calls_command",
               "Show the model call log: step, template, model, outcome, tokens, latency, attempts."),
     "characters": ("world", "characters_command",
@@ -51,6 +53,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "Feed a transcript (JSONL, one turn a line) to the world, turn by turn, as a game would."),
     "search": ("recall", "search_command",
                "CHARACTER's memories, live or archived, that best match QUERY (nothing is recalled)."),
+    "spend": ("budget", "spend_command",
+              "The model spend per character and game day: calls, tokens, cost, fallbacks for budget."),
     "show": ("world", "show",
              "Show what CHARACTER remembers: self, relationships, summaries, core memories."),
 }

@@ -225,6 +225,7 @@ def _report(transcript: Path, db: str, turns: int, playing: Playing, elapsed: fl
             counts: dict[str, dict[str, int]], as_json: bool, *, rest: int = 0) -> None:
     totals, new, seen, perceptions = playing.totals, playing.new, playing.seen, playing.perceptions
     fallbacks = totals.fallbacks_by_reason()
+    asked = calls.calls - calls.held_by_budget  # the steps a budget held back made no call
     summary = {
         "transcript": str(transcript), "db": db, "turns": turns, "new": new,
         "already_seen": seen, "seconds": round(elapsed, 3),
@@ -233,10 +234,10 @@ def _report(transcript: Path, db: str, turns: int, playing: Playing, elapsed: fl
         "promoted": len(totals.promoted), "summaries_revised": len(totals.summaries_revised),
         "conflicts_resolved": len(totals.conflicts_resolved),
         "steps": len(totals.steps), "model": settings.model if settings else None,
-        "model_calls": calls.calls,
+        "model_calls": asked, "held_by_budget": calls.held_by_budget,
         "decided_by_model": sum(1 for s in totals.steps if s.decided_by == "model"),
-        "calls_per_turn": round(calls.calls / new, 3) if new else 0.0,
-        "calls_per_character_turn": round(calls.calls / perceptions, 3) if perceptions else 0.0,
+        "calls_per_turn": round(asked / new, 3) if new else 0.0,
+        "calls_per_character_turn": round(asked / perceptions, 3) if perceptions else 0.0,
         "prompt_tokens_per_turn": round(calls.prompt_tokens / new, 1) if new else 0.0,
         "completion_tokens_per_turn": round(calls.completion_tokens / new, 1) if new else 0.0,
         "cost": calls.cost, "fallbacks_by_reason": fallbacks,
@@ -276,7 +277,9 @@ def _calls_line(model: str, calls: CallSummary, turns: int, perceptions: int) ->
         return n / d if d else 0.0
 
     cost = f", cost ${calls.cost:.4f}" if calls.cost is not None else ""
-    return (f"Model {model}: {calls.calls} calls ({per(calls.calls, turns):.2f}/turn, "
-            f"{per(calls.calls, perceptions):.2f}/character-turn), "
+    held = f"; {calls.held_by_budget} steps held back by budgets" if calls.held_by_budget else ""
+    asked = calls.calls - calls.held_by_budget
+    return (f"Model {model}: {asked} calls ({per(asked, turns):.2f}/turn, "
+            f"{per(asked, perceptions):.2f}/character-turn), "
             f"{per(calls.prompt_tokens, turns):.0f} prompt + {per(calls.completion_tokens, turns):.0f} "
-            f"completion tokens/turn, {calls.mean_latency_ms:.0f} ms/call{cost}")
+            f"completion tokens/turn, {calls.mean_latency_ms:.0f} ms/call{cost}{held}")

@@ -6,7 +6,9 @@ text a model writes (`decision`, `answer_checks`), the templates and their stric
 environment (`prompts`), rounds that keep model calls outside the write transaction
 (`rounds`), the one module that imports litellm and instructor, lazily (`llm`), the model
 settings from arguments or the environment (`settings`), whether a model can be asked at all
-and a cool-down when it cannot (`health`), the call log (`calls`), recorded and
+and a cool-down when it cannot (`health`), the call log (`calls`), model budgets per
+character or group (`budget`), the gate that holds a round's requests to them (`gate`) and
+the spend per character and game day read from the call log (`spend`), recorded and
 scripted fixtures replayed through respx (`fixtures`), a stub OpenAI-compatible server for
 tests and benchmarks (`stub_server`), and offline token counting (`tokens`).
 

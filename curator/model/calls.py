@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from curator.model.spend import BUDGET_REASONS
 from curator.store.world import World
 
 
@@ -39,6 +40,7 @@ class CallRecord(BaseModel):
     cost: float | None = None
     latency_ms: float = 0.0
     started_at: str
+    game_day: str | None = None  # YYYY-MM-DD of game time: the day's budget it was charged to
 
 
 _COLUMNS = tuple(CallRecord.model_fields)
@@ -89,8 +91,9 @@ def read_calls(world: World, *, turn_id: str | None = None, character: str | Non
 class CallSummary(BaseModel):
     """Totals over a set of calls: what `curator play` and `curator calls` print."""
 
-    calls: int = 0
+    calls: int = 0  # rows of the log, the steps a budget held back from the model included
     by_model: int = 0
+    held_by_budget: int = 0  # steps a budget sent to the fallback: no request, no tokens
     fallbacks_by_reason: dict[str, int] = Field(default_factory=dict)
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -114,6 +117,8 @@ def summarize_calls(world: World, *, after_seq: int = 0) -> CallSummary:
     costs: list[float] = []
     for outcome, reason, count, prompt, completion, cost, attempts, total_latency in rows:
         summary.calls += count
+        if reason in BUDGET_REASONS:
+            summary.held_by_budget += count
         summary.prompt_tokens += int(prompt or 0)
         summary.completion_tokens += int(completion or 0)
         summary.attempts += int(attempts or 0)
@@ -126,5 +131,6 @@ def summarize_calls(world: World, *, after_seq: int = 0) -> CallSummary:
             key = reason or "unknown"
             summary.fallbacks_by_reason[key] = summary.fallbacks_by_reason.get(key, 0) + count
     summary.cost = round(sum(costs), 6) if costs else None
-    summary.mean_latency_ms = round(latency / summary.calls, 2) if summary.calls else 0.0
+    asked = summary.calls - summary.held_by_budget  # a held-back step took no time to answer
+    summary.mean_latency_ms = round(latency / asked, 2) if asked else 0.0
     return summary

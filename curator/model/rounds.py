@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel
@@ -42,6 +43,7 @@ class Request:
     character: str
     context: dict[str, Any] | None
     turn_id: str | None
+    world_time: datetime | None = None  # the game time of the unit (a turn's), when it has one
 
 
 @dataclass(frozen=True)
@@ -81,16 +83,18 @@ class AnswerBook:
 class BookDecider:
     """A `Decider` that answers from the book, and records a `Request` for the rest."""
 
-    def __init__(self, book: AnswerBook, turn_id: str | None = None):
+    def __init__(self, book: AnswerBook, turn_id: str | None = None,
+                 world_time: datetime | None = None):
         self.book = book
         self.turn_id = turn_id
+        self.world_time = world_time
 
     def decide(self, step: Step[I, D], inputs: I, *, character: str,
                context: dict[str, Any] | None = None) -> tuple[D, StepRecord]:
         key = request_key(step, inputs, character)
         answer = self.book.answers.get(key)
         if answer is None:
-            request = Request(key, step, inputs, character, context, self.turn_id)
+            request = Request(key, step, inputs, character, context, self.turn_id, self.world_time)
             raise Pending([request])
         decision = answer.decision
         assert isinstance(decision, step.decision)
@@ -104,6 +108,7 @@ class Unit(Generic[R]):
 
     attempt: Callable[[BookDecider, bool], R]
     turn_id: str | None = None
+    world_time: datetime | None = None  # a turn's game time: the game day its calls are charged to
 
 
 def run_rounds(units: Sequence[Unit[R]], book: AnswerBook | None = None
@@ -127,7 +132,7 @@ def run_rounds(units: Sequence[Unit[R]], book: AnswerBook | None = None
                 continue
             if blocked and index >= barrier:
                 break
-            decider = BookDecider(book, unit.turn_id)
+            decider = BookDecider(book, unit.turn_id, unit.world_time)
             try:
                 result = unit.attempt(decider, not blocked)
             except Pending as pending:

@@ -367,6 +367,20 @@ def m010_character_clocks(db: Database) -> None:
     db.conn.execute("update characters set clock = (select value from meta where key = 'clock')")
 
 
+
+@migrations()
+def m013_model_budgets(db: Database) -> None:
+    """Model budgets per character or group (issue #18; a character in at most one group), and
+    the game day each call is charged to (earlier calls get their turn's day)."""
+    db.table("budgets").create({"scope": str, "name": str, "use": str, "min_significance": str,
+                                "tokens_per_day": int, "usd_per_day": float, "updated_at": str},
+                               pk=("scope", "name"), not_null={"use", "min_significance"})
+    db.table("budget_members").create({"character": str, "grp": str}, pk="character", not_null={"grp"})
+    db.table("calls").add_column("game_day", str)
+    db.conn.execute("update calls set game_day = (select substr(t.world_time, 1, 10) from turns t "
+                    "where t.id = calls.turn_id) where turn_id is not null")
+    db.table("calls").create_index(["character", "game_day"])
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""
     pending = ""

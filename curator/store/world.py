@@ -197,6 +197,9 @@ class World(Transactions):
             "blocks": "delete from blocks where owner = ?1",
             "passages": "delete from passages where owner = ?1",
             "calls": "delete from calls where character = ?1",
+            # model budgets (m013): its own setting and its place in a group
+            "budgets": "delete from budgets where scope = 'character' and name = ?1",
+            "budget_members": "delete from budget_members where character = ?1",
             "characters": "delete from characters where id = ?1",
         }
         return {table: self.conn.execute(sql, (character_id,) if "?1" in sql else ()).rowcount

@@ -207,6 +207,28 @@ class OutcomeHint(BaseModel):
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
+MAX_TELLS = 16
+
+
+class Tell(BaseModel):
+    """The turn's actor tells `to` about `about`: a turn it perceived (its id) or a memory it
+    owns (its id), optionally in its own words (`says`). With `says` and no `about` it passes on
+    a rumour. Whether the actor knows `about` is checked against the world (hearsay.py)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    to: list[CharacterId] = Field(min_length=1, max_length=MAX_NAMES)
+    about: str | None = Field(default=None, min_length=1, max_length=128)
+    says: str | None = Field(default=None, min_length=1, max_length=MAX_TEXT)
+
+    @model_validator(mode="after")
+    def _something(self) -> Tell:
+        if self.about is None and self.says is None:
+            raise ValueError("a tell needs `about` (a turn or memory id), `says` (words), or both")
+        self.to = list(dict.fromkeys(self.to))
+        return self
+
+
 class Turn(BaseModel):
     """One turn of the game, as the game reports it to curator."""
 
@@ -223,6 +245,8 @@ class Turn(BaseModel):
     domain: str | None = Field(default=None, max_length=100)
     tags: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=32)
     outcome: OutcomeHint | None = None
+    # None, not [], when absent: a turn's stored payload (and so its digest) stays as it was.
+    tells: list[Tell] | None = Field(default=None, max_length=MAX_TELLS)
 
     @field_validator("world_time")
     @classmethod
@@ -235,6 +259,13 @@ class Turn(BaseModel):
         # without losing anything, so they are cleaned rather than refused.
         self.others = [o for o in dict.fromkeys(self.others) if o != self.actor]
         self.observers = [o for o in dict.fromkeys(self.observers) if o != self.actor]
+        for n, tell in enumerate(self.tells or []):
+            # The teller is not its own listener; a tell to nobody else is a bug we cannot guess.
+            tell.to = [c for c in tell.to if c != self.actor]
+            if not tell.to:
+                raise ValueError(f"tells.{n}.to: a tell needs a listener other than the actor")
+        if self.tells == []:
+            self.tells = None
         return self
 
     @property
@@ -243,8 +274,14 @@ class Turn(BaseModel):
         return [self.actor, *self.observers]
 
     @property
+    def listeners(self) -> list[str]:
+        """Who is told something at this turn (its `tells`), in order."""
+        return list(dict.fromkeys(c for tell in self.tells or [] for c in tell.to))
+
+    @property
     def characters(self) -> list[str]:
-        """Everyone the turn names; unknown ones are created on first sight."""
+        """Everyone the turn names; unknown ones are created on first sight. (Not its listeners:
+        the reader reads the turn's cast from this; curating the tells creates those.)"""
         return list(dict.fromkeys([self.actor, *self.others, *self.observers]))
 
 

@@ -12,6 +12,8 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from curator.store.m012_knowing import M012_SCRIPT
+
 migrations = Migrations("curator")
 
 _MEMORY_COLUMNS: dict[str, Any] = {
@@ -365,6 +367,12 @@ def m010_character_clocks(db: Database) -> None:
     start at its world clock."""
     db.table("characters").add_column("clock", str)
     db.conn.execute("update characters set clock = (select value from meta where key = 'clock')")
+
+
+@migrations()
+def m012_who_knows_what(db: Database) -> None:
+    """How each memory's owner knows it, and groups with what they hold (m012_knowing.py)."""
+    _run_script(db.conn, M012_SCRIPT)
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:

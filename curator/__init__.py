@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         WorldStorageError,
         WorldTooNew,
     )
+    from curator.domain.knowing import Provenance
     from curator.domain.models import (
         Character,
         CharacterId,
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
         Turn,
         display_name,
     )
-    from curator.domain.knowing import Provenance
     from curator.domain.results import ChangeSet, StepRecord, TurnReading, TurnResult
     from curator.evolution.personality import AttributeChange, Drift, PersonalitySnapshot
     from curator.evolution.report import EvolutionReport

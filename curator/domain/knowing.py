@@ -22,6 +22,7 @@ witness's memory would (hearsay.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -67,11 +68,11 @@ class Provenance(BaseModel):
         """The one who told the owner (the last mouth), if it was told."""
         return self.mouths[-1] if self.mouths else None
 
-    def phrase(self, name: object = None) -> str:
+    def phrase(self, name: Callable[[str], str] | None = None) -> str:
         """How `curator show` and the context say it: '' for what one did or saw,
         'heard from Heron', 'heard from Heron, via Crow', 'a rumour from Heron', 'known to
         the village'. `name` turns an id into a display name (the caller's)."""
-        show = name if callable(name) else (lambda s: s)
+        show: Callable[[str], str] = name or str
         if self.origin == "told" and self.mouths:
             via = [show(m) for m in self.mouths[:-1]]
             return f"heard from {show(self.mouths[-1])}" + (f", via {', '.join(via)}" if via else "")

@@ -95,10 +95,10 @@ def _ground(world: World, turn: Turn, story: Story, about: str, where: str) -> N
         raise NotKnown(f"memory {about!r} is {memory.owner}'s: {teller} can only tell its own memories",
                        field=where, turn_id=turn.id)
     story.basis = memory
-    source = knowing.sources(world, [memory.id]).get(memory.id)
-    if source is not None and source.origin in ("told", "rumour"):
-        story.origin, story.hops, story.mouths = source.origin, source.hops, list(source.mouths)
-    story.about = source.about if source is not None else None
+    known = knowing.sources(world, [memory.id]).get(memory.id)
+    if known is not None and known.origin in ("told", "rumour"):
+        story.origin, story.hops, story.mouths = known.origin, known.hops, list(known.mouths)
+    story.about = known.about if known is not None else None
     if story.about is None and memory.source_turns:
         story.about = memory.source_turns[0] if knowing.logged_payload(
             world, memory.source_turns[0]) is not None else None

@@ -50,6 +50,7 @@ from curator.domain.models import (
 )
 from curator.export.evolution import clear_evolution, import_evolution, import_reports
 from curator.export.fields import FieldError, at, items, join, mapping, section
+from curator.export.knowing import import_knowing
 from curator.export.limits import check_texts, clock_of
 from curator.export.network import clear_network, import_network, with_lens_weights
 from curator.recall.blocks import import_blocks
@@ -289,4 +290,5 @@ def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool,
         import_passages(world, owner, passages, at_time)
     import_evolution(world, owner, doc)
     import_network(world, owner, doc)
+    import_knowing(world, owner, doc)
     return owner

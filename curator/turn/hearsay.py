@@ -53,6 +53,7 @@ class Story:
     about: str | None = None  # the turn the story is of
     event: dict[str, Any] | None = None  # that turn's payload
     basis: Memory | None = None  # the teller's memory it tells from
+    basis_trust: float = 1.0  # the teller's confidence in it (1.0: it perceived it)
     says: str | None = None
 
 
@@ -87,6 +88,7 @@ def _ground(world: World, turn: Turn, story: Story, about: str, where: str) -> N
                            field=where, turn_id=turn.id)
         story.basis, source = heard[0]
         story.origin, story.hops, story.mouths = source.origin, source.hops, list(source.mouths)
+        story.basis_trust = source.confidence
         return
     memory = knowing.find_memory(world, about)
     if memory is None:
@@ -98,6 +100,7 @@ def _ground(world: World, turn: Turn, story: Story, about: str, where: str) -> N
     known = knowing.sources(world, [memory.id]).get(memory.id)
     if known is not None and known.origin in ("told", "rumour"):
         story.origin, story.hops, story.mouths = known.origin, known.hops, list(known.mouths)
+        story.basis_trust = known.confidence
     story.about = known.about if known is not None else None
     if story.about is None and memory.source_turns:
         story.about = memory.source_turns[0] if knowing.logged_payload(
@@ -166,14 +169,17 @@ def hear(curation: Curation, turn: Turn, story: Story, listener: str) -> None:
     thread = (curation.relationship_thread(listener, subject, now) if subject is not None
               else curation.self_thread(listener, now))
     basis = story.basis
-    valence = round(basis.valence * trust, 4) if basis is not None else 0.0
-    importance = basis.importance if basis is not None else DEFAULT_IMPORTANCE
+    # The teller's memory, at a witness's weight (hearsay it holds was already discounted), times
+    # this story's confidence: told by a witness 0.7, retold 0.49, never discounted twice.
+    scale = trust / story.basis_trust if story.basis_trust > 0 else trust
+    valence = clamp(round(basis.valence * scale, 4)) if basis is not None else 0.0
+    importance = min(1.0, basis.importance * scale) if basis is not None else DEFAULT_IMPORTANCE * trust
     memory = trusted(Memory, {  # in the model's field order (models.trusted)
         "id": memory_id(turn.id, listener, _INDEX + story.index), "owner": listener, "subject": subject,
         "content": words(story, listener),
         "kind": basis.kind if basis is not None else MemoryKind.DISCOVERY,
         "emotional_impact": basis.emotional_impact if basis is not None else "curious",
-        "valence": valence, "importance": round(importance * trust, 4), "tier": Tier.RECENT,
+        "valence": valence, "importance": round(importance, 4), "tier": Tier.RECENT,
         "strength": trust, "recall_count": 0, "last_recalled": now, "created_at": now,
         "strength_at": now, "source_turns": [turn.id], "traits": [], "place": turn.place,
         "domain": turn.domain, "archived_at": None, "archived_reason": None})

@@ -13,7 +13,15 @@ from enum import StrEnum
 from functools import cache, lru_cache
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 # Limits on what one turn may carry. A game that sends a 5 MB reality text has a bug;
 # refusing it with the field named beats storing it in every observer's memory.
@@ -259,14 +267,18 @@ class Turn(BaseModel):
         # without losing anything, so they are cleaned rather than refused.
         self.others = [o for o in dict.fromkeys(self.others) if o != self.actor]
         self.observers = [o for o in dict.fromkeys(self.observers) if o != self.actor]
-        for n, tell in enumerate(self.tells or []):
+        return self
+
+    @field_validator("tells")
+    @classmethod
+    def _listeners(cls, tells: list[Tell] | None, info: ValidationInfo) -> list[Tell] | None:
+        actor = info.data.get("actor")
+        for n, tell in enumerate(tells or []):
             # The teller is not its own listener; a tell to nobody else is a bug we cannot guess.
-            tell.to = [c for c in tell.to if c != self.actor]
+            tell.to = [c for c in tell.to if c != actor]
             if not tell.to:
                 raise ValueError(f"tells.{n}.to: a tell needs a listener other than the actor")
-        if self.tells == []:
-            self.tells = None
-        return self
+        return tells or None
 
     @property
     def perceivers(self) -> list[str]:

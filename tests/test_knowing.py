@@ -156,3 +156,31 @@ def test_the_cli_tells_groups_and_who_knows(tmp_path: Path) -> None:
     assert [i["holders"] for i in items] == [["bear", "fox"]]
     one_line(run("group", "knowledge", "nowhere", "--db", db), 2, "unknown group 'nowhere'")
     one_line(run("group", "join", "Bad Name!", "bear", "--db", db), 2, "group")
+
+
+def test_the_readme_example_prints_what_its_comments_say(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "tells" in b]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md", "exec"), {})
+    shown = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("# ")]
+    assert capsys.readouterr().out.splitlines() == shown
+
+
+def test_the_readme_turn_with_tells_is_what_it_says(tmp_path: Path) -> None:
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```json\n(.*?)```", readme, flags=re.S) if "tells" in b]
+    transcript = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts" / "two_animals.jsonl"
+    with Curator(tmp_path / "w.db") as curator:
+        curator.observe_many(transcript.read_text().splitlines())
+        result = curator.observe(json.loads(block))
+        heard = {f.owner: f.content for f in result.formed if f.reason and "Owl" in f.reason}
+    assert heard["bear"].startswith("Owl told me that Fox drags the whole honeycomb out of the hollow "
+                                    "log and carries it to Fox's earth, ")
+    assert heard["wolf"] == 'Owl passed on a rumour: "they say the poacher is back".'

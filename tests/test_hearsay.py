@@ -206,3 +206,37 @@ def test_the_migration_gives_existing_memories_their_origin(tmp_path: Path) -> N
         found = {i: curator.provenance(i) for i in ids}
     assert {i: (p.origin if p else None) for i, p in found.items()} == {
         i: ("did" if owner == "wolf" else "witnessed") for i, owner in ids.items()}
+
+
+def test_with_a_model_hearsay_waits_for_its_reviews(tmp_path: Path) -> None:
+    """Twelve stories at one turn push the listener's window over: the fade reviews go to the
+    model (a stub answering as the fallback would, scripted), and the listener holds the same
+    stories as with no model: ten in its window, two archived by review."""
+    from curator.model.llm import ModelSettings, release_connections
+    from curator.model.stub_server import FallbackEcho, StubModelServer
+
+    deeds = [turn(f"d{n:02d}", n, "wolf", f"You knock over beehive number {n} near Bear's den.",
+                  others=["bear"], observers=["heron"]) for n in range(12)]
+    gossip = turn("g1", 13, "heron", "You tell Bear everything.", others=["bear"],
+                  tells=[{"to": ["bear"], "about": d["id"]} for d in deeds])
+
+    def stories(curator: Curator) -> tuple[list[str], list[tuple[str, str | None]]]:
+        rel = curator.character("bear").relationships["wolf"]
+        return ([m.content for m in rel.recent_memories],
+                [(m.content, m.archived_reason) for m in curator.archived("bear")])
+
+    with Curator(tmp_path / "plain.db") as plain:
+        plain.observe_many([*deeds, gossip])
+        without = stories(plain)
+    echo = FallbackEcho()
+    with StubModelServer(echo) as stub, Curator(tmp_path / "model.db", model=ModelSettings(
+            model="openai/stub", api_base=stub.url)) as world:
+        assert world.gateway is not None
+        world.gateway.before_call = echo.learn
+        world.observe_many([*deeds, gossip])
+        reviews = [c.step for c in world.calls(turn_id="g1", character="bear") if c.outcome == "model"]
+        assert reviews.count("fade_review") >= 2  # one per story pushed out (a re-ask logs again)
+        assert stories(world) == without
+    release_connections()
+    assert len(without[0]) == 10 and [r for _, r in without[1]] == ["faded_from_recent"] * 2
+    assert without[1][0][0] == "Heron told me that Wolf knocks over beehive number 0 near my den."

@@ -154,7 +154,8 @@ def test_the_cli_tells_groups_and_who_knows(tmp_path: Path) -> None:
     assert listed == {"groups": [{"group": "valley", "members": ["bear", "fox"]}]}
     items = json.loads(ok(run("group", "knowledge", "valley", "--db", db, "--json")))["knowledge"]
     assert [i["holders"] for i in items] == [["bear", "fox"]]
-    one_line(run("group", "knowledge", "nowhere", "--db", db), 2, "unknown group 'nowhere'")
+    one_line(run("group", "knowledge", "nowhere", "--db", db), 1, "unknown group 'nowhere'")
+    one_line(run("who-knows", "t9", "--db", db), 1, "unknown turn 't9'")
     one_line(run("group", "join", "Bad Name!", "bear", "--db", db), 2, "group")
 
 

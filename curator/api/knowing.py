@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from curator.domain.errors import InvalidInput, UnknownGroup
+from curator.domain.errors import InvalidInput, UnknownGroup, UnknownTurn
 from curator.domain.knowing import Provenance, confidence
 from curator.domain.models import (
     MAX_TEXT,
@@ -53,11 +53,16 @@ class Knowing:
         return knowing.sources_of(self.world, self._known(character))
 
     def who_knows(self, turn_id: str) -> dict[str, Provenance]:
-        """Who holds a memory of a turn, and how (did, witnessed, told through N mouths)."""
+        """Who holds a memory of a turn, and how (did, witnessed, told through N mouths); a turn
+        neither logged nor remembered by anyone is `UnknownTurn`."""
+        if not isinstance(turn_id, str) or not 1 <= len(turn_id) <= 128:
+            raise InvalidInput("a turn id is 1-128 characters", field="turn_id")
         best: dict[str, Provenance] = {}
         rows = self.world.conn.execute(
             "select owner, memory_id from memory_sources where about = ? order by owner, hops, memory_id",
             (turn_id,)).fetchall()
+        if not rows and self.world.logged_turn(turn_id) is None:  # an import holds no turn log
+            raise UnknownTurn(turn_id)
         found = knowing.sources(self.world, [r[1] for r in rows])
         for owner, memory in rows:
             best.setdefault(owner, found[memory])

@@ -201,12 +201,18 @@ class NotKnown(InvalidTurn):
 class UnknownGroup(CuratorError):
     """A command named a group (a place or faction) the world has no members or knowledge for."""
 
-    exit_code = 2
-
     def __init__(self, group: str, *, known: list[str] | None = None):
         self.group = group
         hint = f" (known: {', '.join(known[:8])})" if known else " (the world has no groups yet)"
         super().__init__(f"unknown group {group!r}{hint}")
+
+
+class UnknownTurn(CuratorError):
+    """A command named a turn id the world's turn log does not hold."""
+
+    def __init__(self, turn_id: str):
+        self.turn_id = turn_id
+        super().__init__(f"unknown turn {turn_id!r} (not in the turn log)")
 
 
 class UnknownGoal(CuratorError):

@@ -113,12 +113,16 @@ def tell(curation: Curation, turn: Turn, stories: list[Story], since_seq: int) -
     the model requests the listeners' fade reviews are waiting for (Pending), if any."""
     knowing.stamp_perceived(curation.world, turn_id=turn.id, actor=turn.actor, since_seq=since_seq)
     pending: list[Request] = []
+    waiting: set[str] = set()
     for story in stories:
         for listener in story.listeners:
+            if listener in waiting:
+                continue  # its later stories depend on the review it waits for: asked next round
             try:
                 hear(curation, turn, story, listener)
-            except Pending as waiting:
-                pending.extend(waiting.requests)
+            except Pending as asked:
+                pending.extend(asked.requests)
+                waiting.add(listener)
     return pending
 
 

@@ -240,3 +240,14 @@ def test_with_a_model_hearsay_waits_for_its_reviews(tmp_path: Path) -> None:
     release_connections()
     assert len(without[0]) == 10 and [r for _, r in without[1]] == ["faded_from_recent"] * 2
     assert without[1][0][0] == "Heron told me that Wolf knocks over beehive number 0 near my den."
+
+
+def test_a_listener_is_a_perceiver_for_the_clock(world: Curator) -> None:
+    from curator import TimeWentBackwards
+
+    world.observe(turn("t2", 12, "bear", "You wake up hungry."))
+    with pytest.raises(TimeWentBackwards, match="bear's last turn"):
+        world.observe(turn("t3", 10, "heron", "You tell Bear.", tells=[{"to": ["bear"], "about": "t1"}]))
+    world.observe(turn("t3", 13, "heron", "You tell Owl.", tells=[{"to": ["owl"], "about": "t1"}]))
+    assert "owl" in world.world.character_ids()  # created on first sight
+    assert world.world.character_clocks(["owl"])["owl"].hour == 13

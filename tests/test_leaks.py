@@ -1,6 +1,7 @@
 """Nothing leaks (issue #18): over long transcripts, every memory of every character traces to a
 turn it acted in, observed, or was told about (by one who knew it), or to a group it belongs
-to; its context and search results hold only its own memories.
+to; it holds a relationship (a summary, feelings) only with those such turns name; its context
+and search results hold only its own memories.
 
 The transcripts: the shipped forest story (fixtures/transcripts), the long valley session
 (evals/cases/transcripts) and a synthetic session (evals/synthetic.py) into which gossip is
@@ -79,6 +80,15 @@ def assert_nothing_leaks(curator: Curator, turns: list[dict[str, Any]],
                 assert about in known.get(t["actor"], set())  # the transcript is honest
                 for listener in tell["to"]:
                     known.setdefault(listener, set()).add(about)
+    for owner in curator.world.character_ids():  # nobody knows of one it never met nor heard of
+        heard_at = [t["id"] for t in turns if owner in told[t["id"]]]
+        named = {c for tid in [*known.get(owner, set()), *heard_at]
+                 for c in (by_id[tid]["actor"], *by_id[tid].get("others", []),
+                           *by_id[tid].get("observers", []))}
+        named |= {str(i["subject"]) for g, who in (members or {}).items() if owner in who
+                  for i in curator.group_knowledge(g) if i["subject"]}
+        others = set(curator.character(owner).relationships)
+        assert others <= named, (owner, others - named)
     checked = 0
     for owner in curator.world.character_ids():
         for memory in all_memories(curator, owner):

@@ -108,6 +108,25 @@ def test_export_and_import_carry_provenance_and_groups(world: Curator, tmp_path:
         assert copy.export_world() == document
         assert copy.who_knows("t1") == world.who_knows("t1")
         assert copy.group_members("valley") == ["bear", "fox"]
+        assert copy.group_knowledge("valley") == world.group_knowledge("valley")
+
+
+def test_an_imported_groups_knowledge_is_renumbered_and_not_doubled(world: Curator,
+                                                                     tmp_path: Path) -> None:
+    world.join_group("valley", "bear", "fox")
+    world.add_group_knowledge("valley", "the great storm flooded the mill")
+    world.add_group_knowledge("valley", "a poacher sets snares", about="poacher")
+    document = world.export_world()
+    assert [i["id"] for i in document["groups"]["valley"]] == [1, 2]
+    with Curator(tmp_path / "other.db") as other:
+        other.join_group("valley", "owl")
+        other.add_group_knowledge("valley", "a poacher sets snares", about="poacher")  # id 1 there
+        other.import_document(document)
+        pieces = {i["content"]: (i["id"], i["holders"]) for i in other.group_knowledge("valley")}
+        assert pieces == {"A poacher sets snares.": (1, ["bear", "fox", "owl"]),
+                          "The great storm flooded the mill.": (2, ["bear", "fox"])}
+        other.import_document(document, replace=True)  # again: nothing doubled
+        assert len(other.group_knowledge("valley")) == 2
 
 
 @pytest.mark.parametrize(("change", "field"), [
@@ -185,3 +204,21 @@ def test_the_readme_turn_with_tells_is_what_it_says(tmp_path: Path) -> None:
     assert heard["bear"].startswith("Owl told me that Fox drags the whole honeycomb out of the hollow "
                                     "log and carries it to Fox's earth, ")
     assert heard["wolf"] == 'Owl passed on a rumour: "they say the poacher is back".'
+
+
+@pytest.mark.parametrize(("groups", "field"), [
+    ({"valley": [{"id": 1, "content": "", "subject": None, "kind": "system_knowledge",
+                  "importance": 0.5, "added_at": "2025-01-01T00:00:00Z"}]}, "groups.valley.0.content"),
+    ({"valley": [{"id": 1, "content": "x", "kind": "gossip", "importance": 0.5,
+                  "added_at": "2025-01-01T00:00:00Z"}]}, "groups.valley.0.kind"),
+    ({"valley": "the storm"}, "groups.valley"),
+    ({"Not A Group!": []}, "groups.Not A Group!"),
+])
+def test_a_malformed_group_section_is_refused(world: Curator, tmp_path: Path, groups: Any,
+                                              field: str) -> None:
+    document = world.export_world() | {"groups": groups}
+    with Curator(tmp_path / "copy.db") as copy:
+        with pytest.raises(MalformedExport) as caught:
+            copy.import_document(document)
+        assert caught.value.field == field
+        assert copy.world.character_ids() == []

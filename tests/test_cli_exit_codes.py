@@ -86,6 +86,14 @@ TABLE: dict[str, tuple[list[str], list[str] | None, tuple[list[str], int]]] = {
     "goal list": (["goal", "list", A], ["goal", "list", "nobody"], (["goal", "list", "bear"], 0)),
     "goal set": (["goal", "set", "bear", "den", "--progress", "2"], ["goal", "set", "bear", "nothing"],
                  (["goal", "set", "bear", "river", "Catch a fish"], 3)),
+    "group join": (["group", "join", A, "bear"], None, (["group", "join", "valley", "wolf"], 3)),
+    "group know": (["group", "know", "valley", ""], None, (["group", "know", "valley", "storm"], 3)),
+    "group knowledge": (["group", "knowledge", A], ["group", "knowledge", "nothing"],
+                        (["group", "knowledge", "valley"], 0)),
+    "group leave": (["group", "leave", A, "bear"], ["group", "leave", "nothing", "bear"],
+                    (["group", "leave", "valley", "bear"], 3)),
+    "group list": (["group", "list", "--character", A], ["group", "list", "--character", "nobody"],
+                   (["group", "list"], 0)),
     "import": (["import", "NOTJSON"], None, (["import", "EXPORT", "--replace"], 3)),
     "observe": (["observe", "--file", "OBJ"], None, (["observe", "--file", "TURN"], 3)),
     "passage add": (["passage", "add", "bear", ""], ["passage", "add", "nobody", "hello"],
@@ -101,6 +109,7 @@ TABLE: dict[str, tuple[list[str], list[str] | None, tuple[list[str], int]]] = {
                (["search", "bear", "wolf"], 0)),
     "show": (["show", A], ["show", "nobody"], (["show", "bear"], 0)),
     "spend": (["spend", "--day", "nope"], None, (["spend"], 0)),
+    "who-knows": (["who-knows", "x" * 200], ["who-knows", "nothing"], (["who-knows", "t001"], 0)),
 }
 
 
@@ -115,6 +124,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         world.blocks.attach("bear", "storm", "wolf")
         world.goals.set("bear", "den", "Find a dry den")
         world.passages.store("bear", "The river runs cold in spring")
+        world.join_group("valley", "bear")
     return db
 
 

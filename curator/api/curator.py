@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from curator.api.access import Connections, translated
 from curator.api.budget import BudgetMixin
 from curator.api.cycles import cycle_units, fade_in_batches
+from curator.api.knowing import Knowing
 from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
 from curator.domain.config import AppraisalConfig, CuratorConfig
@@ -56,13 +57,14 @@ from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, ru
 from curator.model.steps import Decider, FallbackDecider
 from curator.store.clock import set_clock
 from curator.store.world import World
+from curator.turn import hearsay
 from curator.turn.pipeline import Curation
 
 R = TypeVar("R")
 
 
 @translated
-class Curator(BudgetMixin, WorldReads):
+class Curator(BudgetMixin, WorldReads, Knowing):
     """Memories for the characters of one world (one SQLite file). Safe to share between
     threads: each thread that uses it gets a connection of its own (access.py)."""
 
@@ -161,15 +163,17 @@ class Curator(BudgetMixin, WorldReads):
                                           field="id", turn_id=turn.id)
                 previous = TurnResult.model_validate_json(logged[1] or "{}")
                 return previous.model_copy(update={"duplicate": True})
-            perceiver_ids = list(dict.fromkeys([turn.actor, *turn.observers]))
+            perceiver_ids = list(dict.fromkeys([turn.actor, *turn.observers, *turn.listeners]))
             # Each character has its own clock (m010): several writers whose game clocks
             # interleave, each with its own characters, are all accepted.
             for who, clock in world.character_clocks(perceiver_ids).items():
                 if turn.world_time < clock:
                     raise TimeWentBackwards(f"{iso(turn.world_time)} is before {who}'s last turn at "
                                             f"{iso(clock)}", field="world_time", turn_id=turn.id)
+            stories = hearsay.resolve(world, turn)  # NotKnown before anything is written
             curation = Curation(world, self.config, decider)
-            created = world.ensure_characters(turn.characters, turn.world_time)
+            since = curation.seq
+            created = world.ensure_characters([*turn.characters, *turn.listeners], turn.world_time)
             curation.changes.created_characters.extend(created)
             pending: list[Request] = []
             perceivers: list[tuple[str, Literal["actor", "observer"]]] = [(turn.actor, "actor")]
@@ -181,6 +185,7 @@ class Curator(BudgetMixin, WorldReads):
                     curation.perceive(turn, character, role)
                 except Pending as waiting:
                     pending.extend(waiting.requests)
+            pending.extend(hearsay.tell(curation, turn, stories, since))  # after the perceivers
             if pending:
                 raise Pending(pending)
             result = TurnResult(turn_id=turn.id, world_time=iso(turn.world_time),
@@ -333,7 +338,7 @@ def _waves(turns: list[Turn]) -> list[list[Turn]]:
     waves: list[list[Turn]] = []
     seen: set[str] = set()
     for turn in turns:
-        perceivers = {turn.actor, *turn.observers}
+        perceivers = {turn.actor, *turn.observers, *turn.listeners}
         if not waves or perceivers & seen:
             waves.append([])
             seen = set()

@@ -32,6 +32,7 @@ from curator.evolution.personality import AttributeChange, PersonalitySnapshot
 from curator.evolution.practice import Ability, abilities
 from curator.export.documents import character_document, world_document
 from curator.export.evolution import evolution_document, reports_document
+from curator.export.knowing import groups_document, knowing_document
 from curator.export.network import network_document
 from curator.model.calls import CallSummary, summarize_calls
 from curator.recall.blocks import Blocks, blocks_document
@@ -115,12 +116,13 @@ class WorldReads:
                                   self.world.clock(), blocks=blocks_document(self.world, owner),
                                   passages=passages_document(self.world, owner),
                                   sections={**evolution_document(self.world, owner),
-                                            **network_document(self.world, owner, own_weights)})
+                                            **network_document(self.world, owner, own_weights),
+                                            **knowing_document(self.world, owner)})
 
     def export_world(self) -> dict[str, Any]:
         """Every character, and the world's evolution reports."""
         return world_document([self.export_character(c) for c in self.characters()], self.world.clock(),
-                              reports_document(self.world))
+                              reports_document(self.world), groups_document(self.world))
 
     # -- reading: recall ------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "Let memories fade with game time up to --until; fully faded ones go to the archive."),
     "goal": ("goals", "goal",
              "Goals: what a character is working toward, with progress the game sets (0 to 1)."),
+    "group": ("knowing", "group", "Groups: a place or faction whose members all hold what it knows."),
     "import": ("world", "import_command",
                "Import characters from an export file (one character or a whole world)."),
     "observe": ("turns", "observe", "Observe one turn, given as a JSON object on stdin or in --file."),
@@ -57,6 +58,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "The model spend per character and game day: calls, tokens, cost, fallbacks for budget."),
     "show": ("world", "show",
              "Show what CHARACTER remembers: self, relationships, summaries, core memories."),
+    "who-knows": ("knowing", "who_knows_command",
+                  "Who holds a memory of TURN_ID, and how: did it, witnessed it, was told (by whom)."),
 }
 
 

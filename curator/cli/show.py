@@ -100,8 +100,15 @@ def _marker(memory: Memory) -> str:
 
 
 def print_character(character: Character, counts: dict[str, int], *, brief: bool = False,
-                     about: str | None = None, evolution: EvolutionView | None = None) -> None:
-    """`evolution`: (exporting_evolution.evolution_document, the configured attributes)."""
+                     about: str | None = None, evolution: EvolutionView | None = None,
+                     known: Mapping[str, str] | None = None) -> None:
+    """`evolution`: (exporting_evolution.evolution_document, the configured attributes);
+    `known`: how a memory is known, by id, for those that were not lived ('heard from Heron')."""
+    how = known or {}
+
+    def said(memory: Memory) -> str:
+        return f"{memory.content} [{how[memory.id]}]" if memory.id in how else memory.content
+
     own = character.self_memories
     click.secho(f"{character.name}", bold=True, nl=False)
     click.echo(f" — {counts['recent']} recent, {counts['core']} core, {counts['archived']} archived")
@@ -113,10 +120,10 @@ def print_character(character: Character, counts: dict[str, int], *, brief: bool
         if own.immediate_context:
             click.echo(f"  now: {own.immediate_context}")
         for memory in own.core_memories:
-            click.echo(f"  core: {memory.content}")
+            click.echo(f"  core: {said(memory)}")
         if not brief:
             for memory in own.recent_events:
-                click.echo(f"  {_marker(memory)} [{_strength_word(memory)}] {memory.content} "
+                click.echo(f"  {_marker(memory)} [{_strength_word(memory)}] {said(memory)} "
                            f"({memory.emotional_impact}, {memory.importance:.2f})")
     for other, rel in sorted(character.relationships.items()):
         if about is not None and other != about:
@@ -127,10 +134,10 @@ def print_character(character: Character, counts: dict[str, int], *, brief: bool
         if rel.long_term_summary:
             click.echo(f"     {rel.long_term_summary}")
         for memory in rel.core_memories:
-            click.echo(f"     core: {memory.content}")
+            click.echo(f"     core: {said(memory)}")
         if not brief:
             if rel.immediate_context:
                 click.echo(f"     now: {rel.immediate_context}")
             for memory in rel.recent_memories:
-                click.echo(f"     {_marker(memory)} [{_strength_word(memory)}] {memory.content} "
+                click.echo(f"     {_marker(memory)} [{_strength_word(memory)}] {said(memory)} "
                            f"({memory.emotional_impact}, {memory.importance:.2f})")

@@ -64,6 +64,8 @@ def show(character: str, about: str | None, links: bool, db: str, as_json: bool)
             counts = curator.counts(character)
             name, others = char.name, char.relationships
             evolution = (evolution_document(curator.world, char.id), curator.config.evolution.attributes)
+            known = {memory_id: f"{source.phrase(display_name)}, confidence {source.confidence:.2f}"
+                     for memory_id, source in curator.sources(char.id).items() if source.phrase()}
     if key is not None and key not in others:
         raise click.ClickException(f"{name} has no memories about {about!r}")
     if as_json:
@@ -73,7 +75,7 @@ def show(character: str, about: str | None, links: bool, db: str, as_json: bool)
         else:
             print_json(document)
         return
-    print_character(char, counts, about=key, evolution=evolution)
+    print_character(char, counts, about=key, evolution=evolution, known=known)
 
 
 def _show_links(character: str, about: str | None, db: str, as_json: bool) -> None:

@@ -192,6 +192,29 @@ class UnknownPassage(CuratorError):
         super().__init__(f"{owner} has no passage {passage_id}")
 
 
+class NotKnown(InvalidTurn):
+    """A turn's actor tells about a turn it did not perceive (nor was told of) or a memory it
+    does not own, or one that does not exist: a character can only tell what it knows.
+    `field` names the tell (`tells.0.about`); nothing of the turn was written."""
+
+
+class UnknownGroup(CuratorError):
+    """A command named a group (a place or faction) the world has no members or knowledge for."""
+
+    def __init__(self, group: str, *, known: list[str] | None = None):
+        self.group = group
+        hint = f" (known: {', '.join(known[:8])})" if known else " (the world has no groups yet)"
+        super().__init__(f"unknown group {group!r}{hint}")
+
+
+class UnknownTurn(CuratorError):
+    """A command named a turn id the world's turn log does not hold."""
+
+    def __init__(self, turn_id: str):
+        self.turn_id = turn_id
+        super().__init__(f"unknown turn {turn_id!r} (not in the turn log)")
+
+
 class UnknownGoal(CuratorError):
     """A command named a goal the character does not have."""
 

@@ -10,10 +10,18 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from functools import cache, lru_cache
-from typing import Annotated, Any, Literal, TypeVar
+from functools import lru_cache
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 # Limits on what one turn may carry. A game that sends a 5 MB reality text has a bug;
 # refusing it with the field named beats storing it in every observer's memory.
@@ -153,34 +161,6 @@ class MemoryKind(StrEnum):
     DISCOVERY = "discovery"
 
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def trusted(cls: type[M], values: dict[str, Any]) -> M:
-    """`cls.model_construct(**values)` for values that are already valid (rows curator wrote
-    itself) and name every field, in order: the same instance without model_construct's loop
-    over the fields for aliases and defaults, which was most of the cost of loading a turn's
-    memories (~5 µs of ~6 per memory). Any other model or set of values goes the usual way."""
-    if tuple(values) != _plain_fields(cls):  # pydantic dumps fields in __dict__'s order
-        return cls.model_construct(**values)
-    model = cls.__new__(cls)
-    object.__setattr__(model, "__dict__", values)
-    object.__setattr__(model, "__pydantic_fields_set__", set(values))
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
-    return model
-
-
-@cache
-def _plain_fields(cls: type[BaseModel]) -> tuple[str, ...] | None:
-    """The field names of `cls` in order, if model_construct does nothing for it beyond setting
-    them: no aliases, no post-init hook, no private attributes, no extra fields kept."""
-    plain = (not cls.__pydantic_post_init__ and not cls.__private_attributes__
-             and not cls.__pydantic_root_model__ and cls.model_config.get("extra") != "allow"
-             and all(f.alias is None and f.validation_alias is None for f in cls.model_fields.values()))
-    return tuple(cls.model_fields) if plain else None
-
-
 class Tier(StrEnum):
     RECENT = "recent"
     CORE = "core"
@@ -224,6 +204,28 @@ class OutcomeHint(BaseModel):
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
+MAX_TELLS = 16
+
+
+class Tell(BaseModel):
+    """The turn's actor tells `to` about `about`: a turn it perceived (its id) or a memory it
+    owns (its id), optionally in its own words (`says`). With `says` and no `about` it passes on
+    a rumour. Whether the actor knows `about` is checked against the world (hearsay.py)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    to: list[CharacterId] = Field(min_length=1, max_length=MAX_NAMES)
+    about: str | None = Field(default=None, min_length=1, max_length=128)
+    says: str | None = Field(default=None, min_length=1, max_length=MAX_TEXT)
+
+    @model_validator(mode="after")
+    def _something(self) -> Tell:
+        if self.about is None and self.says is None:
+            raise ValueError("a tell needs `about` (a turn or memory id), `says` (words), or both")
+        self.to = list(dict.fromkeys(self.to))
+        return self
+
+
 class Turn(BaseModel):
     """One turn of the game, as the game reports it to curator."""
 
@@ -240,6 +242,8 @@ class Turn(BaseModel):
     domain: str | None = Field(default=None, max_length=100)
     tags: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=32)
     outcome: OutcomeHint | None = None
+    # None, not [], when absent: a turn's stored payload (and so its digest) stays as it was.
+    tells: list[Tell] | None = Field(default=None, max_length=MAX_TELLS)
 
     _plain = field_validator("id", "reality", "place", "domain", "tags")(no_control_characters)
 
@@ -256,14 +260,31 @@ class Turn(BaseModel):
         self.observers = [o for o in dict.fromkeys(self.observers) if o != self.actor]
         return self
 
+    @field_validator("tells")
+    @classmethod
+    def _listeners(cls, tells: list[Tell] | None, info: ValidationInfo) -> list[Tell] | None:
+        actor = info.data.get("actor")
+        for n, tell in enumerate(tells or []):
+            # The teller is not its own listener; a tell to nobody else is a bug we cannot guess.
+            tell.to = [c for c in tell.to if c != actor]
+            if not tell.to:
+                raise ValueError(f"tells.{n}.to: a tell needs a listener other than the actor")
+        return tells or None
+
     @property
     def perceivers(self) -> list[str]:
         """Who forms a memory of this turn: the actor, then each observer."""
         return [self.actor, *self.observers]
 
     @property
+    def listeners(self) -> list[str]:
+        """Who is told something at this turn (its `tells`), in order."""
+        return list(dict.fromkeys(c for tell in self.tells or [] for c in tell.to))
+
+    @property
     def characters(self) -> list[str]:
-        """Everyone the turn names; unknown ones are created on first sight."""
+        """Everyone the turn names; unknown ones are created on first sight. (Not its listeners:
+        the reader reads the turn's cast from this; curating the tells creates those.)"""
         return list(dict.fromkeys([self.actor, *self.others, *self.observers]))
 
 

@@ -50,6 +50,7 @@ from curator.domain.models import (
 )
 from curator.export.evolution import clear_evolution, import_evolution, import_reports
 from curator.export.fields import FieldError, at, items, join, mapping, section
+from curator.export.knowing import import_groups, import_knowing
 from curator.export.limits import check_texts, clock_of
 from curator.export.network import clear_network, import_network, with_lens_weights
 from curator.recall.blocks import import_blocks
@@ -125,11 +126,13 @@ def character_document(character: Character, archived: list[Memory], as_of: date
 
 
 def world_document(characters: list[dict[str, Any]], clock: datetime | None,
-                   reports: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """`reports` come from exporting_evolution.reports_document."""
+                   reports: list[dict[str, Any]] | None = None,
+                   groups: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """`reports` come from exporting_evolution.reports_document, `groups` from
+    export/knowing.groups_document."""
     return {"format": "curator.world", "format_version": FORMAT_VERSION,
             "clock": iso(clock) if clock else None, "characters": characters,
-            "evolution_reports": reports or []}
+            "evolution_reports": reports or [], "groups": groups or {}}
 
 
 def _memory_from(doc: Mapping[str, Any], owner: str, subject: str | None, tier: Tier,
@@ -196,6 +199,7 @@ def import_document(world: World, document: Mapping[str, Any], *, replace: bool 
         name = None
         if kind == "curator.world":
             import_reports(world, items(document, "evolution_reports"))
+            import_groups(world, document.get("groups"), done.characters)
     except FieldError as error:
         raise MalformedExport(error.message, field=error.path or None, character=name) from error
     return done
@@ -289,4 +293,5 @@ def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool,
         import_passages(world, owner, passages, at_time)
     import_evolution(world, owner, doc)
     import_network(world, owner, doc)
+    import_knowing(world, owner, doc)
     return owner

@@ -31,6 +31,7 @@ from curator.recall.index import latest_seqs, memories_by_seq, scene_seqs
 from curator.recall.passages import Passages
 from curator.recall.query import name_candidates, read_query
 from curator.recall.ranking import Recalled, rank
+from curator.store import knowing
 from curator.store.world import World
 
 Section = Literal["persona", "identity", "ability", "block", "state", "immediate", "present", "core",
@@ -87,11 +88,29 @@ class MemoryContext(BaseModel):
     peek: bool = False
 
 
-def _memory_fields(memory: Memory, owner: str, strength: float) -> dict[str, Any]:
+def _memory_fields(memory: Memory, owner: str, strength: float, how: str = "") -> dict[str, Any]:
     marker = "✓" if memory.valence > 0.15 else "✗" if memory.valence < -0.15 else "·"
     vividness = "vivid" if strength > 0.7 else "clear" if strength > 0.4 else "faint"
     about = display_name(memory.subject) if memory.subject and memory.subject != owner else ""
-    return {"marker": marker, "vividness": vividness, "content": memory.content, "about": about}
+    content = f"{memory.content} ({how})" if how else memory.content
+    return {"marker": marker, "vividness": vividness, "content": content, "about": about}
+
+
+def known_how(world: World, memories: list[Memory]) -> dict[str, str]:
+    """How each of these memories is known, where it matters to the words: '(heard from Heron)'
+    for hearsay whose text does not name its teller ('via Crow' for the earlier mouths when it
+    does), '(known to the valley)' for a group's knowledge; nothing for what one did or saw."""
+    how: dict[str, str] = {}
+    by_id = {m.id: m for m in memories}
+    for memory_id, source in knowing.sources(world, by_id).items():
+        phrase = source.phrase(display_name)
+        teller = source.told_by
+        if phrase and teller is not None and display_name(teller) in by_id[memory_id].content:
+            earlier = source.mouths[:-1]
+            phrase = f"via {', '.join(display_name(m) for m in earlier)}" if earlier else ""
+        if phrase:
+            how[memory_id] = phrase
+    return how
 
 
 def _ago(then: datetime, now: datetime) -> str:
@@ -222,9 +241,10 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                   limit=config.max_memories, extra=extra, depth=config.max_memories,
                   exclude=frozenset(window), core_beyond_limit=True, domain=domain)
     chosen = 0
+    how = known_how(world, [r.memory for r in ranked] + list(window.values()))
     for r in ranked:
         memories[r.memory.id] = r.memory
-        fields = _memory_fields(r.memory, owner, r.parts.strength)
+        fields = _memory_fields(r.memory, owner, r.parts.strength, how.get(r.memory.id, ""))
         score = {k: v for k, v in vars(r.parts).items()}
         if r.seq in window:
             continue
@@ -241,7 +261,8 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
     for rank_no, (_seq, memory) in enumerate(shown):
         assert now is not None
         memories[memory.id] = memory
-        fields = _memory_fields(memory, owner, memory.strength) | {"when": _ago(memory.created_at, now)}
+        fields = _memory_fields(memory, owner, memory.strength, how.get(memory.id, "")) | {
+            "when": _ago(memory.created_at, now)}
         add("short_term", memory.id, line("short_term_line", fields), _BASE["short_term"] - rank_no,
             "in the short-term window", fields)
     return _passages(world, owner, situation, read.terms, on, items, add, line), memories

@@ -12,6 +12,10 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from curator.store.m004_recall import M004_SCRIPT
+from curator.store.m012_knowing import M012_SCRIPT
+from curator.store.m013_budgets import create_budgets
+
 migrations = Migrations("curator")
 
 _MEMORY_COLUMNS: dict[str, Any] = {
@@ -78,92 +82,7 @@ def m004_recall(db: Database) -> None:
     # One index over live and archived memories: the rowid is the memory's seq, which it
     # keeps when it is archived, so archiving moves nothing here. `about` holds who the
     # memory is about and where; `owner` only filters (weighted 0 in bm25).
-    _run_script(conn, """
-    create virtual table memory_fts using fts5(text, about, owner,
-        tokenize = 'porter unicode61 remove_diacritics 2');
-    create trigger memories_fts_insert after insert on memories begin
-        delete from memory_fts where rowid = new.seq;
-        insert into memory_fts (rowid, text, about, owner) values (new.seq, new.content,
-            trim(coalesce(new.subject, '') || ' ' || coalesce(new.place, '') || ' '
-                 || coalesce(new.domain, '')), new.owner);
-    end;
-    create trigger memories_fts_update after update of content on memories begin
-        update memory_fts set text = new.content where rowid = new.seq;
-    end;
-    create trigger memories_fts_delete after delete on memories
-        when not exists (select 1 from memory_archive where seq = old.seq) begin
-        delete from memory_fts where rowid = old.seq;
-    end;
-    create trigger archive_fts_insert after insert on memory_archive begin
-        delete from memory_fts where rowid = new.seq;
-        insert into memory_fts (rowid, text, about, owner) values (new.seq, new.content,
-            trim(coalesce(new.subject, '') || ' ' || coalesce(new.place, '') || ' '
-                 || coalesce(new.domain, '')), new.owner);
-    end;
-    create trigger archive_fts_update after update of content on memory_archive begin
-        update memory_fts set text = new.content where rowid = new.seq;
-    end;
-    create trigger archive_fts_delete after delete on memory_archive
-        when not exists (select 1 from memories where seq = old.seq) begin
-        delete from memory_fts where rowid = old.seq;
-    end;
-
-    create virtual table summary_fts using fts5(text, other, owner,
-        tokenize = 'porter unicode61 remove_diacritics 2');
-    create trigger summary_fts_insert after insert on relationships begin
-        insert into summary_fts (rowid, text, other, owner)
-        values (new.rowid, coalesce(new.long_term_summary, ''), new.other, new.owner);
-    end;
-    create trigger summary_fts_update after update of long_term_summary on relationships begin
-        update summary_fts set text = coalesce(new.long_term_summary, '') where rowid = new.rowid;
-    end;
-    create trigger summary_fts_delete after delete on relationships begin
-        delete from summary_fts where rowid = old.rowid;
-    end;
-
-    -- The core memory blocks design: labelled blocks always in a character's prompt. A shared block has one
-    -- owner and is attached to others through block_links; deleting the owner deletes it.
-    create table blocks (
-        id integer primary key,
-        owner text not null references characters(id) on delete cascade,
-        label text not null,
-        content text not null default '',
-        char_limit integer not null default 2000,
-        description text not null default '',
-        shared integer not null default 0,
-        created_at text not null,
-        updated_at text not null,
-        unique (owner, label)
-    );
-    create table block_links (
-        block_id integer not null references blocks(id) on delete cascade,
-        character text not null references characters(id) on delete cascade,
-        attached_at text not null,
-        primary key (block_id, character)
-    );
-    create index block_links_character on block_links (character);
-
-    -- The core memory blocks design: archival passages, searchable text with tags (lore, past episodes).
-    create table passages (
-        id integer primary key,
-        owner text not null references characters(id) on delete cascade,
-        content text not null,
-        tags text not null default '[]',
-        created_at text not null
-    );
-    create index passages_owner on passages (owner, id);
-    create virtual table passage_fts using fts5(text, tags, owner,
-        tokenize = 'porter unicode61 remove_diacritics 2');
-    create trigger passages_fts_insert after insert on passages begin
-        insert into passage_fts (rowid, text, tags, owner) values (new.id, new.content, new.tags, new.owner);
-    end;
-    create trigger passages_fts_update after update on passages begin
-        update passage_fts set text = new.content, tags = new.tags where rowid = new.id;
-    end;
-    create trigger passages_fts_delete after delete on passages begin
-        delete from passage_fts where rowid = old.id;
-    end;
-    """)
+    _run_script(conn, M004_SCRIPT)
     # Worlds made before this migration: index what they already hold.
     for table in ("memories", "memory_archive"):
         conn.execute(
@@ -369,17 +288,17 @@ def m010_character_clocks(db: Database) -> None:
 
 
 @migrations()
+def m012_who_knows_what(db: Database) -> None:
+    """How each memory's owner knows it, and groups with what they hold (m012_knowing.py)."""
+    _run_script(db.conn, M012_SCRIPT)
+
+
+@migrations()
 def m013_model_budgets(db: Database) -> None:
-    """Model budgets per character or group (issue #18; a character in at most one group), and
-    the game day each call is charged to (earlier calls get their turn's day)."""
-    db.table("budgets").create({"scope": str, "name": str, "use": str, "min_significance": str,
-                                "tokens_per_day": int, "usd_per_day": float, "updated_at": str},
-                               pk=("scope", "name"), not_null={"use", "min_significance"})
-    db.table("budget_members").create({"character": str, "grp": str}, pk="character", not_null={"grp"})
-    db.table("calls").add_column("game_day", str)
-    db.conn.execute("update calls set game_day = (select substr(t.world_time, 1, 10) from turns t "
-                    "where t.id = calls.turn_id) where turn_id is not null")
-    db.table("calls").create_index(["character", "game_day"])
+    """Model budgets per character or group, and the game day each call is charged to
+    (m013_budgets.py)."""
+    create_budgets(db)
+
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""

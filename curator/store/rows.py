@@ -2,7 +2,7 @@
 and evolution read them directly).
 
 Rows were validated when they were written, so a row becomes a `Memory` without being
-validated again (`models.trusted`): a turn loads every memory of every thread it touches.
+validated again (`construct.trusted`): a turn loads every memory of every thread it touches.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from curator.domain.models import Memory, MemoryKind, Tier, iso, trusted
+from curator.domain.construct import trusted
+from curator.domain.models import Memory, MemoryKind, Tier, iso
 
 MEMORY_FIELDS = ("id", "seq", "owner", "subject", "content", "kind", "emotional_impact", "valence",
                  "importance", "tier", "strength", "strength_at", "recall_count", "last_recalled",

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from curator.domain.construct import trusted
 from curator.domain.errors import InvalidInput, UnknownCharacter, WorldFormatError
 from curator.domain.models import (
     Memory,
@@ -21,7 +22,6 @@ from curator.domain.models import (
     display_name,
     iso,
     normalize_character_id,
-    trusted,
 )
 from curator.store.rows import MEMORY_FIELDS, SELECT_MEMORY, archived_from_row, memory_from_row, memory_row
 from curator.store.transactions import Transactions
@@ -356,7 +356,7 @@ _RELATIONSHIP = ("immediate_context, long_term_summary, current_sentiment, overa
 
 def _relationship(owner: str, other: str, row: Sequence[Any], recent: list[Memory],
                   core: list[Memory]) -> Relationship:
-    return trusted(Relationship, {  # in the model's field order (models.trusted)
+    return trusted(Relationship, {  # in the model's field order (construct.trusted)
         "owner": owner, "other": other, "immediate_context": row[0] or "",
         "long_term_summary": row[1] or "", "current_sentiment": row[2], "overall_bond": row[3],
         "trust": row[8], "rapport": row[9], "interactions": row[4],

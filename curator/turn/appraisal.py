@@ -23,7 +23,8 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 
 from curator.domain import lexicon as lx
 from curator.domain.config import AppraisalConfig
-from curator.domain.models import Gap, MemoryKind, Turn, display_name, trusted
+from curator.domain.construct import trusted
+from curator.domain.models import Gap, MemoryKind, Turn, display_name
 from curator.model.decision import DecisionModel, ModelText, decision_context
 from curator.turn.decisions import MAX_MEMORIES_PER_TURN, MemoryDraft
 from curator.turn.judgement import first_sentences

@@ -15,8 +15,9 @@ from datetime import datetime
 from typing import Literal
 
 from curator.domain.config import CuratorConfig
+from curator.domain.construct import trusted
 from curator.domain.fading import faded_strength
-from curator.domain.models import Memory, Tier, Turn, iso, trusted
+from curator.domain.models import Memory, Tier, Turn, iso
 from curator.domain.results import ChangeSet, SkippedDraft, SummaryChange
 from curator.evolution import attributes, practice
 from curator.model.decision import MemoryView

@@ -213,8 +213,7 @@ class Curation:
         importance; a memory kept by a lens or a link says so in its change's reason."""
         config = self.config.appraisal
         threshold = config.overall_threshold
-        if threshold is None:
-            threshold = self.config.threshold(draft.kind)
+        threshold = self.config.threshold(draft.kind) if threshold is None else threshold
         scores = {name: score.priority for name, score in judged.lenses.items()}
         found: list[network.Link] | None = None
 

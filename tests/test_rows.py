@@ -10,7 +10,8 @@ from typing import Any
 from conftest import TurnFactory
 
 from curator import Curator
-from curator.domain.models import Memory, MemoryKind, Relationship, Tier, trusted
+from curator.domain.construct import trusted
+from curator.domain.models import Memory, MemoryKind, Relationship, Tier
 from curator.store.rows import SELECT_MEMORY, memory_from_row
 
 

@@ -157,7 +157,7 @@ def test_cli_search_filters(world_file: str) -> None:
     for hit in hits:
         assert hit["kind"] in ("danger", "kindness") and hit["importance"] >= 0.5
         assert hit["tier"] in ("core", "recent")
-        assert datetime.fromisoformat(hit["created_at"]) >= datetime.fromisoformat("2025-01-05T00:00:00+00:00")
+        assert datetime.fromisoformat(hit["created_at"]) >= datetime.fromisoformat("2025-01-05T00:00Z")
     about = json.loads(runner.invoke(cli, ["search", "bear", "", "--about", "bear", "--db", world_file,
                                            "--json"]).stdout)
     assert about and all(hit["subject"] is None for hit in about)

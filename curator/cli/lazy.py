@@ -44,6 +44,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "Goals: what a character is working toward, with progress the game sets (0 to 1)."),
     "import": ("world", "import_command",
                "Import characters from an export file (one character or a whole world)."),
+    "mcp": ("serve", "mcp_command",
+            "Serve the world to MCP hosts: memories as resources, observe and search as tools."),
     "observe": ("turns", "observe", "Observe one turn, given as a JSON object on stdin or in --file."),
     "passage": ("blocks", "passage",
                 "Archival passages: a character's long-term text (lore, past episodes), searchable."),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -213,3 +214,92 @@ def test_import_curator_and_help_do_not_import_the_sdk() -> None:
     assert done.returncode == 0, done.stderr
     assert "  mcp " in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+# -- in process (the SDK's in-memory transport): every tool refuses what the API refuses ----------
+
+REFUSED = [
+    ("observe_turn", {"turn": {**NEW_TURN, "world_time": "yesterday"}}, "world_time"),
+    ("observe_turn", {"turn": {**NEW_TURN, "actor": "not an id!"}}, "actor"),
+    ("get_context", {"character": "bear", "max_tokens": 0}, "max_tokens"),
+    ("get_context", {"character": "nobody"}, None),
+    ("search_memories", {"character": "bear", "query": "ice", "kinds": ["nope"]}, "kind"),
+    ("search_memories", {"character": "bear", "query": "ice", "since": "2025-02-01",
+                         "until": "2025-01-01"}, "until"),
+    ("search_memories", {"character": "bear", "query": "ice", "about": ["nobody"]}, None),
+    ("add_passage", {"character": "bear", "content": "   "}, "content"),
+    ("add_passage", {"character": "nobody", "content": "Lore."}, None),
+    ("show_character", {"character": "bear", "about": "nobody"}, None),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "field"), REFUSED, ids=[f"{t}-{i}" for i, (t, _, _) in
+                                                                     enumerate(REFUSED)])
+def test_each_tool_refuses_bad_input_with_an_mcp_error(world: Path, tool: str, arguments: dict[str, Any],
+                                                       field: str | None) -> None:
+    from curator.mcp_server.server import build_server
+
+    with Curator(world) as curator:
+        before = curator.world.conn.execute("select count(*) from turns").fetchone()[0]
+        passages = len(curator.passages.list("bear"))
+
+        async def call() -> MCPError:
+            with anyio.fail_after(DEADLINE):
+                async with Client(build_server(curator)) as client:
+                    with pytest.raises(MCPError) as refused:
+                        await client.call_tool(tool, arguments)
+            return refused.value
+
+        error = anyio.run(call)
+        assert error.code == INVALID_PARAMS
+        assert error.data.get("field") == field, error.data
+        assert error.message.startswith(("invalid ", "unknown character", "bear has no")), error.message
+        assert curator.world.conn.execute("select count(*) from turns").fetchone()[0] == before
+        assert len(curator.passages.list("bear")) == passages
+
+
+def test_a_locked_world_is_an_mcp_error_naming_exit_status_3(world: Path) -> None:
+    from curator.domain.config import CuratorConfig
+    from curator.mcp_server.server import build_server
+
+    # Another writer holds the world's write lock for longer than this server's busy timeout.
+    with Curator(world) as holder, Curator(world, config=CuratorConfig(busy_timeout_ms=200)) as curator:
+        async def call() -> MCPError:
+            with anyio.fail_after(DEADLINE):
+                async with Client(build_server(curator)) as client:
+                    with pytest.raises(MCPError) as refused:
+                        await client.call_tool("observe_turn", {"turn": NEW_TURN})
+            return refused.value
+
+        with holder.world.transaction():
+            error = anyio.run(call)
+        assert error.data["error"] == "WorldLocked" and error.data["exit_code"] == 3
+        assert holder.world.logged_turn(NEW_TURN["id"]) is None
+
+
+def test_http_transport_serves_the_same_tools(world: Path, tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a free port on loopback
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = (tmp_path / "server.log").open("w", encoding="utf-8")
+    server = subprocess.Popen([sys.executable, "-m", "curator", "mcp", "--db", str(world), "--transport",
+                               "http", "--port", str(port)], stdout=log, stderr=log)
+    names: list[str] = []
+
+    async def session() -> None:
+        with anyio.fail_after(DEADLINE):
+            while server.poll() is None:  # until it listens (or dies: then the deadline is not waited)
+                try:
+                    async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                        names.extend(t.name for t in (await client.list_tools()).tools)
+                        return
+                except Exception:  # not listening yet
+                    await anyio.sleep(0.2)
+
+    try:
+        anyio.run(session)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+    assert set(names) == TOOLS, (tmp_path / "server.log").read_text(encoding="utf-8")

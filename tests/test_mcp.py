@@ -28,6 +28,7 @@ from mcp_types import INVALID_PARAMS
 
 from curator import Curator
 from curator.domain.errors import InvalidInput
+from curator.model.extras import install_command
 
 DEADLINE = 90.0  # seconds for a whole session: generous, the cores are shared; a hang fails here
 TOOLS = {"observe_turn", "get_context", "search_memories", "add_passage", "show_character"}
@@ -200,8 +201,9 @@ def test_without_the_extra_curator_mcp_says_how_to_install_it(tmp_path: Path) ->
                   f"cli(['mcp', '--db', {str(tmp_path / 'w.db')!r}], prog_name='curator')\n")
     assert done.returncode == 1
     assert done.stdout == ""
-    assert done.stderr.strip().splitlines() == [
-        "Error: curator mcp needs the MCP SDK: pip install 'curator[mcp]'"]
+    hint = f"Error: curator mcp needs the MCP SDK: {install_command('mcp')}"
+    assert done.stderr.strip().splitlines() == [hint]
+    assert "[mcp]" in install_command("mcp")
     assert not (tmp_path / "w.db").exists()
 
 

@@ -1,8 +1,9 @@
 """`curator mcp`: serve a world to MCP hosts (Claude Desktop, IDE agents) over stdio or HTTP.
 
-The server itself is curator/mcp_server/, built on the `mcp` SDK, the optional extra
-`curator[mcp]`; it is imported only here, when the command runs, so `curator --help` and
-`import curator` never load the SDK. Without it the command says how to install it (exit 1).
+The server itself is curator/mcp_server/, built on the `mcp` SDK, the optional extra `mcp`
+(`pip install '.[mcp]'` in the checkout); it is imported only here, when the command runs, so
+`curator --help` and `import curator` never load the SDK. Without it the command says how to
+install it (exit 1).
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from typing import Literal
 import click
 
 from curator.cli.options import db_option, model_options, one_line_errors, open_curator, settings_from_options
-
-INSTALL_HINT = "Error: curator mcp needs the MCP SDK: pip install 'curator[mcp]'"
+from curator.model.extras import install_command
 
 
 @click.command(name="mcp")
@@ -36,7 +36,7 @@ def mcp_command(transport: Literal["stdio", "http"], host: str, port: int, model
     except ModuleNotFoundError as error:
         if (error.name or "").split(".")[0] not in ("mcp", "mcp_types"):
             raise
-        click.echo(INSTALL_HINT, err=True)
+        click.echo(f"Error: curator mcp needs the MCP SDK: {install_command('mcp')}", err=True)
         sys.exit(1)
     settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
     # The world is opened (created, migrated, or refused with a one-line error) before the

@@ -3,7 +3,7 @@
 `server` builds the server over one `Curator` with the official `mcp` SDK (`MCPServer`) and
 runs it on stdio or streamable HTTP; `documents` turns what the API returns into the JSON
 the resources and tools answer with, and a `CuratorError` into an MCP error carrying its
-message. The SDK is the optional extra `curator[mcp]`: nothing outside this package imports
+message. The SDK is curator's optional extra `mcp`: nothing outside this package imports
 it, and only `curator mcp` (cli/serve.py) imports this package, when it runs.
 
 May import: the API (`curator.api`) and what lies below it, and `mcp`. Never the command line.

@@ -60,13 +60,14 @@ def memory_filter(owner: str, *, kinds: Iterable[str] | str | None = None,
                   until: datetime | str | None = None, about: Iterable[str] | str | None = None,
                   tiers: Iterable[str] | str | None = None) -> MemoryFilter:
     """A filter for `owner`'s memories from a caller's values, or `InvalidInput` naming the
-    field of the first bad one. `about` names characters by id; `owner` itself (or "self")
-    stands for the self memories."""
+    field of the first bad one. `about` names characters by id; `owner` itself stands for its
+    self memories."""
+    start = _time(since, "since")
     return MemoryFilter(
         kinds=_choices(kinds, "kind", KINDS, MemoryKind),
         min_importance=_importance(min_importance),
-        since=_time(since, "since"),
-        until=_checked_span(_time(since, "since"), _time(until, "until")),
+        since=start,
+        until=_checked_span(start, _time(until, "until")),
         about=_subjects(owner, about),
         tiers=_choices(tiers, "tier", TIERS, Tier),
     )
@@ -138,7 +139,7 @@ def _subjects(owner: str, value: Iterable[str] | str | None) -> frozenset[str | 
         except ValueError as error:
             raise InvalidInput(str(error), field="about") from error
         # The owner's own id is its self memories (stored with no subject).
-        subjects.add(None if key in (owner, "self") else key)
+        subjects.add(None if key == owner else key)
     return frozenset(subjects)
 
 

@@ -223,6 +223,8 @@ def test_import_curator_and_help_do_not_import_the_sdk() -> None:
 REFUSED = [
     ("observe_turn", {"turn": {**NEW_TURN, "world_time": "yesterday"}}, "world_time"),
     ("observe_turn", {"turn": {**NEW_TURN, "actor": "not an id!"}}, "actor"),
+    ("observe_turn", {"turn": "not json"}, None),
+    ("observe_turn", {"turn": json.dumps({**NEW_TURN, "intent": {"action": ""}})}, "intent.action"),
     ("get_context", {"character": "bear", "max_tokens": 0}, "max_tokens"),
     ("get_context", {"character": "nobody"}, None),
     ("search_memories", {"character": "bear", "query": "ice", "kinds": ["nope"]}, "kind"),

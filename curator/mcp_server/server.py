@@ -105,11 +105,11 @@ def _resources(server: MCPServer, curator: Curator) -> None:
 def _tools(server: MCPServer, curator: Curator) -> None:
     @server.tool()
     @typed_errors
-    def observe_turn(turn: dict[str, Any]) -> dict[str, Any]:
+    def observe_turn(turn: dict[str, Any] | str) -> dict[str, Any]:
         """Observe one turn of the game, after it happened: curator forms the memories of the actor
-        and every observer, in one transaction. `turn` is the object `curator observe` reads:
-        id, actor, intent {thought, action}, reality, world_time (ISO 8601), and optionally
-        others_involved, observers, place, tags, domain. The same id sent again changes nothing."""
+        and every observer, in one transaction. `turn` is the object `curator observe` reads (or
+        its JSON text): id, actor, intent {thought, action}, reality, world_time (ISO 8601), and
+        optionally others, observers, place, tags, domain. The same id sent again changes nothing."""
         return curator.observe(turn).model_dump(mode="json")
 
     @server.tool()

@@ -95,6 +95,8 @@ TABLE: dict[str, tuple[list[str], list[str] | None, tuple[list[str], int]]] = {
     "group list": (["group", "list", "--character", A], ["group", "list", "--character", "nobody"],
                    (["group", "list"], 0)),
     "import": (["import", "NOTJSON"], None, (["import", "EXPORT", "--replace"], 3)),
+    # The server (stdio; its input here is empty, so it stops at once) opens the world as a reader.
+    "mcp": (["mcp", "--port", "0"], None, (["mcp"], 0)),
     "observe": (["observe", "--file", "OBJ"], None, (["observe", "--file", "TURN"], 3)),
     "passage add": (["passage", "add", "bear", ""], ["passage", "add", "nobody", "hello"],
                     (["passage", "add", "bear", "hello"], 3)),

@@ -153,6 +153,8 @@ NOT_RUN = {
     r"^ruff check|^lint-imports": "checks the checkout's code, not examples (tests/test_architecture.py "
                                   "runs lint-imports)",
     r"^bash \.ci/run": "CI: a fresh venv, installs and the whole suite",
+    r"^curator mcp ": "a server: it runs until its host goes; tests/test_mcp.py starts it over stdio "
+                     "and HTTP with the SDK's own client",
 }
 # Examples whose exit status is not 0, and why.
 SCORES: dict[str, tuple[tuple[int, ...], str]] = {

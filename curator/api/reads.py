@@ -37,6 +37,7 @@ from curator.export.network import network_document
 from curator.model.calls import CallSummary, summarize_calls
 from curator.recall.blocks import Blocks, blocks_document
 from curator.recall.context import MOOD_LOOKBACK, MemoryContext, fit, gather, sections
+from curator.recall.filters import memory_filter, partition
 from curator.recall.index import latest_seqs, memories_by_seq
 from curator.recall.network import network_of
 from curator.recall.passages import Passages, passages_document
@@ -127,20 +128,43 @@ class WorldReads:
     # -- reading: recall ------------------------------------------------------------------
 
     def search(self, character: str, query: str, *, limit: int = 10,
-               with_: Sequence[str] = (), domain: str | None = None) -> list[Recalled]:
+               with_: Sequence[str] = (), domain: str | None = None,
+               kinds: Iterable[str] | str | None = None, min_importance: float | None = None,
+               since: datetime | str | None = None, until: datetime | str | None = None,
+               about: Iterable[str] | str | None = None, tiers: Iterable[str] | str | None = None
+               ) -> list[Recalled]:
         """The character's memories (live or archived) that best match `query`, best first.
 
         An inspection: nothing is marked as recalled (`context()` is the read that recalls).
         `with_` names characters present, whose memories count a little more; `domain` the
-        task's domain, whose memories (the turns the game filed under it) count more."""
+        task's domain, whose memories (the turns the game filed under it) count more.
+
+        Filters (recall/filters.py) keep only memories of these `kinds`, of at least
+        `min_importance`, formed between `since` and `until` (world time, inclusive), `about`
+        these characters (the character's own id: its self memories) or in these `tiers`
+        (recent, core, archived). With a filter, a query with no searchable word ("") lists
+        the memories that pass, ranked by recency, strength and importance."""
         owner = self._known(character)
         if not 1 <= limit <= 1_000:
             raise InvalidInput("limit must be 1..1000", field="limit")
+        wanted = memory_filter(owner, kinds=kinds, min_importance=min_importance, since=since,
+                               until=until, about=about, tiers=tiers)
+        for other in wanted.about or ():
+            if other is not None and self.world.character_row(other) is None:
+                raise UnknownCharacter(other, known=self.world.character_ids())
         present = [self._id(c) for c in with_]
         recall = self.config.recall
         read = read_query(query, self.world.characters_among(name_candidates(query)))
+        if not wanted.active:
+            return rank(self.world, owner, read, config=recall, weights=recall.search_weights,
+                        present=present, now=self.world.clock(), limit=limit, domain=domain)
+        excluded, newest = partition(self.world, owner, wanted, recall.candidates)
+        # Matches are searched deeper than `limit` (ranking's depth), since the filter may
+        # leave most of them out; a query with no words has the newest passing as candidates.
+        extra = {seq: "filter" for seq in newest} if read.fts() is None else None
         return rank(self.world, owner, read, config=recall, weights=recall.search_weights,
-                    present=present, now=self.world.clock(), limit=limit, domain=domain)
+                    present=present, now=self.world.clock(), limit=limit, domain=domain,
+                    extra=extra, depth=max(limit, recall.candidates // 4), exclude=excluded)
 
     def context(self, character: str, situation: str = "", *, with_: Sequence[str] = (),
                 max_tokens: int | None = None, peek: bool = False,

@@ -47,6 +47,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "group": ("knowing", "group", "Groups: a place or faction whose members all hold what it knows."),
     "import": ("world", "import_command",
                "Import characters from an export file (one character or a whole world)."),
+    "mcp": ("serve", "mcp_command",
+            "Serve the world to MCP hosts: memories as resources, observe and search as tools."),
     "observe": ("turns", "observe", "Observe one turn, given as a JSON object on stdin or in --file."),
     "passage": ("blocks", "passage",
                 "Archival passages: a character's long-term text (lore, past episodes), searchable."),

@@ -11,6 +11,7 @@ import click
 from curator.api.curator import Curator
 from curator.cli.options import READ_ONLY, db_option, json_option, one_line_errors, open_curator, print_json
 from curator.recall.context import ContextItem
+from curator.recall.filters import KINDS, TIERS
 from curator.recall.ranking import Recalled
 
 
@@ -71,6 +72,7 @@ def context_command(character: str, situation: str, with_: tuple[str, ...], max_
 def _hit(r: Recalled) -> dict[str, object]:
     m = r.memory
     return {"id": m.id, "tier": m.tier.value, "subject": m.subject, "content": m.content,
+            "kind": m.kind.value, "importance": m.importance,
             "score": r.score, "parts": vars(r.parts), "found_by": r.sources,
             "source_turns": m.source_turns, "created_at": m.created_at.isoformat()}
 
@@ -81,14 +83,31 @@ def _hit(r: Recalled) -> dict[str, object]:
 @click.option("--limit", type=click.IntRange(1, 1_000), default=10, show_default=True)
 @click.option("--with", "with_", multiple=True, help="A character present (repeat for more)")
 @click.option("--domain", help="The task's domain: memories of turns the game filed under it count more")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS),
+              help="Only memories of this kind (repeat for more)")
+@click.option("--min-importance", "min_importance", type=float,
+              help="Only memories at least this important (0..1)")
+@click.option("--since", help="Only memories formed at or after this world time (ISO 8601)")
+@click.option("--until", help="Only memories formed at or before this world time (ISO 8601)")
+@click.option("--about", "about", multiple=True,
+              help="Only memories about this character (CHARACTER itself: its self memories; "
+                   "repeat for more)")
+@click.option("--tier", "tiers", multiple=True, type=click.Choice(TIERS), help="Only memories in this tier")
 @db_option
 @json_option
 @one_line_errors
 def search_command(character: str, query: str, limit: int, with_: tuple[str, ...], domain: str | None,
-                   db: str, as_json: bool) -> None:
-    """CHARACTER's memories, live or archived, that best match QUERY (nothing is recalled)."""
+                   kinds: tuple[str, ...], min_importance: float | None, since: str | None,
+                   until: str | None, about: tuple[str, ...], tiers: tuple[str, ...], db: str,
+                   as_json: bool) -> None:
+    """CHARACTER's memories, live or archived, that best match QUERY (nothing is recalled).
+
+    The filters narrow what may be found; with a filter, an empty QUERY ("") lists the
+    memories that pass, the most recent and important first."""
     with _open(db, read=True) as curator:
-        found = curator.search(character, query, limit=limit, with_=with_, domain=domain)
+        found = curator.search(character, query, limit=limit, with_=with_, domain=domain, kinds=kinds,
+                               min_importance=min_importance, since=since, until=until, about=about,
+                               tiers=tiers)
     if as_json:
         print_json([_hit(r) for r in found])
         return

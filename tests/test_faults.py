@@ -229,7 +229,8 @@ def test_migrations_are_recorded_and_an_existing_file_is_backed_up(tmp_path: Pat
     assert applied == ["m001_initial", "m002_sequence_indexes", "m003_model_calls", "m004_recall",
                        "m005_evolution", "m006_appraisal",
                        "m007_quiet_fts_triggers", "m008_goals_and_practice",
-                       "m009_archive_keeps_its_index_row", "m010_character_clocks"]
+                       "m009_archive_keeps_its_index_row", "m010_character_clocks",
+                       "m011_saves_and_edits"]
     assert {"owner", "subject", "tier", "strength", "strength_at", "source_turns"} <= columns
     assert mode == "wal"
     assert not list(tmp_path.glob("fresh.db.bak-*"))  # nothing to back up in a new file

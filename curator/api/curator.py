@@ -30,8 +30,10 @@ from pydantic import ValidationError
 
 from curator.api.access import Connections, translated
 from curator.api.cycles import cycle_units, fade_in_batches
+from curator.api.editing import MemoryEditing
 from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
+from curator.api.saves import Saves
 from curator.domain.config import AppraisalConfig, CuratorConfig
 from curator.domain.errors import (
     ConflictingTurn,
@@ -54,6 +56,7 @@ from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
 from curator.store.clock import set_clock
+from curator.store.oplog import log_operation
 from curator.store.world import World
 from curator.turn.pipeline import Curation
 
@@ -61,7 +64,7 @@ R = TypeVar("R")
 
 
 @translated
-class Curator(WorldReads):
+class Curator(MemoryEditing, Saves, WorldReads):
     """Memories for the characters of one world (one SQLite file). Safe to share between
     threads: each thread that uses it gets a connection of its own (access.py)."""
 
@@ -235,6 +238,7 @@ class Curator(WorldReads):
                 curation = Curation(world, self.config, decider)
                 for other in [only] if only is not None else world.relationship_others(owner):
                     curation.end_episode(owner, other, now)
+                log_operation(world, "end_episode", {"character": owner, "with": only})
             return curation.changes
 
         if self.gateway is None:
@@ -248,6 +252,7 @@ class Curator(WorldReads):
         when = _parse_time(until, "until") if until is not None else clock
         if when is None:
             return ChangeSet()
+        self._log_operation("fade", {"until": iso(when)})
         return fade_in_batches(lambda: self.world, self.config, self.decider, when, field="until")
 
     def evolve(self, world_time: datetime | str | None = None) -> EvolutionReport:
@@ -259,6 +264,7 @@ class Curator(WorldReads):
         it twice at one time changes nothing."""
         when = _parse_time(world_time, "world_time") if world_time is not None else None
         when = when or self.world.clock() or datetime.now(UTC)
+        self._log_operation("evolve", {"world_time": iso(when)})
         changes = fade_in_batches(lambda: self.world, self.config, self.decider, when, field="world_time")
         units = cycle_units(lambda: self.world, self.config, when, changes)
         if self.gateway is None:
@@ -278,6 +284,7 @@ class Curator(WorldReads):
         with self.world.transaction() as world:
             world.ensure_character(self._id(character), world.clock() or datetime.now(UTC))
             world.set_character(self._id(character), persona=persona)
+            log_operation(world, "persona", {"character": self._id(character), "persona": persona})
 
     def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
                         clock: str | None = None) -> list[str]:
@@ -291,6 +298,7 @@ class Curator(WorldReads):
         with self.world.transaction() as world:
             done = import_document(world, document, replace=replace, appraisal=self.config.appraisal,
                                    clock=clock)
+            log_operation(world, "import", {"document": document, "replace": replace, "clock": clock})
         self.config.appraisal = done.appraisal  # only once the import has committed
         return done.characters
 
@@ -300,6 +308,7 @@ class Curator(WorldReads):
         Returns the clock it replaced."""
         when = _parse_time(world_time, "clock")
         with self.world.transaction() as world:
+            log_operation(world, "clock", {"world_time": iso(when)})
             return set_clock(world, when)
 
     # -- appraisal and the memory network ----------------------------------------
@@ -324,7 +333,15 @@ class Curator(WorldReads):
         """Delete a character and everything that refers to it, in one transaction; returns the
         rows removed per table (see `World.delete_character`)."""
         with self.world.transaction() as world:
+            log_operation(world, "delete_character", {"character": world.known_character(character)})
             return world.delete_character(world.known_character(character))
+
+    def _log_operation(self, kind: str, args: dict[str, Any]) -> None:
+        """Log an operation that commits in several transactions (fading, evolution) before it
+        runs: run again at the same time, each changes nothing more (rewinds replay them so)."""
+        with self.world.transaction() as world:
+            log_operation(world, kind, args)
+
 
 def _waves(turns: list[Turn]) -> list[list[Turn]]:
     """Split a batch, in order, into runs of turns that share no perceiver: the turns of one

@@ -219,3 +219,31 @@ class ModelUnavailable(CuratorError):
     def __init__(self, message: str, *, model: str):
         self.model = model
         super().__init__(f"model {model}: {message}")
+
+
+class UnknownTurn(InvalidInput):
+    """A rewind or a branch named a turn the world's turn log does not hold."""
+
+    what = "turn"
+
+    def __init__(self, turn_id: str, *, hint: str = ""):
+        super().__init__(f"no turn {turn_id!r} in this world's turn log{hint}", field="to",
+                         turn_id=None)
+        self.missing_turn = turn_id
+
+
+class UnknownMemory(InvalidInput):
+    """A memory command named a memory id that is neither live nor archived in this world."""
+
+    what = "memory"
+
+    def __init__(self, memory_id: str):
+        super().__init__(f"no memory {memory_id!r} in this world", field="id")
+        self.memory_id = memory_id
+
+
+class RewindRefused(InvalidInput):
+    """A rewind, undo or branch that cannot be done as asked (nothing to undo, a target file that
+    exists, an operation in the world's history that cannot be replayed)."""
+
+    what = "rewind"

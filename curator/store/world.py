@@ -33,6 +33,7 @@ _ARCHIVE = (f"insert into memory_archive ({', '.join(MEMORY_FIELDS)}, archived_a
 _GONE = ("(not exists (select 1 from memories where id = {column}) "
          "and not exists (select 1 from memory_archive where id = {column}))")
 _dt = datetime.fromisoformat
+_CURATED = "pinned = 0 and written_by is null"  # what curation may fade, push out or consolidate
 
 
 class World(Transactions):
@@ -276,8 +277,10 @@ class World(Transactions):
         core: list[Memory] = []
         # "+seq": sort the few rows of (owner, subject) found by its index; the planner would
         # otherwise walk all the owner's memories in seq order to skip the sort (3x slower).
+        # Pinned and designer-written memories (m011) stand apart from curation: a turn never
+        # fades, pushes out, consolidates or supersedes them. Recall and export read them.
         for row in self.conn.execute(f"{SELECT_MEMORY} from memories where owner = ? and subject is ? "
-                                     "order by +seq", (owner, subject)):
+                                     f"and {_CURATED} order by +seq", (owner, subject)):
             (recent if row[9] == "recent" else core).append(memory_from_row(row))
         return recent, core
 
@@ -285,7 +288,8 @@ class World(Transactions):
         """Every recent-tier memory whose strength was last set before `until` (for fading);
         with `limit`, the first `limit` of them."""
         rows = self.conn.execute(
-            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq "
+            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? and {_CURATED} "
+            "order by seq "
             "limit ?", (iso(until), -1 if limit is None else limit)).fetchall()
         return (memory_from_row(row) for row in rows)
 

@@ -32,6 +32,7 @@ from curator.evolution.mood import Mood, mood_of
 from curator.evolution.personality import AttributeChange, PersonalitySnapshot
 from curator.evolution.practice import Ability, abilities
 from curator.export.documents import character_document, world_document
+from curator.export.edits import edits_document
 from curator.export.evolution import evolution_document, reports_document
 from curator.export.network import network_document
 from curator.model.calls import CallSummary, summarize_calls
@@ -117,7 +118,8 @@ class WorldReads:
                                   self.world.clock(), blocks=blocks_document(self.world, owner),
                                   passages=passages_document(self.world, owner),
                                   sections={**evolution_document(self.world, owner),
-                                            **network_document(self.world, owner, own_weights)})
+                                            **network_document(self.world, owner, own_weights),
+                                            **edits_document(self.world, owner)})
 
     def export_world(self) -> dict[str, Any]:
         """Every character, and the world's evolution reports."""

@@ -9,11 +9,11 @@ live or archived). What the API checks and logs around these is api/editing.py's
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
-from curator.domain.models import Memory
+from curator.domain.models import Memory, parse_time
 from curator.store.rows import SELECT_MEMORY, archived_from_row, memory_from_row
 from curator.store.world import World
 
@@ -23,12 +23,19 @@ class MemoryEdit(BaseModel):
 
     memory_id: str
     owner: str
-    action: str  # add, edit, pin, unpin, forget
+    action: Literal["add", "edit", "pin", "unpin", "forget"]
     before: str | None = None
     after: str | None = None
     by: str
     at: str  # wall time
     world_time: str | None = None
+
+    @field_validator("at", "world_time")
+    @classmethod
+    def _time(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_time(value)  # a ValueError names the field in an import
+        return value
 
 
 _EDIT = ("memory_id", "owner", "action", "before", "after", "by", "at", "world_time")

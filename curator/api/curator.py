@@ -282,9 +282,10 @@ class Curator(MemoryEditing, Saves, WorldReads):
         if len(persona) > MAX_PERSONA:
             raise InvalidInput(f"at most {MAX_PERSONA:,} characters, got {len(persona):,}", field="persona")
         with self.world.transaction() as world:
-            world.ensure_character(self._id(character), world.clock() or datetime.now(UTC))
+            seen = world.now()
+            world.ensure_character(self._id(character), seen)
             world.set_character(self._id(character), persona=persona)
-            log_operation(world, "persona", {"character": self._id(character), "persona": persona})
+            log_operation(world, "persona", {"character": self._id(character), "persona": persona}, at=seen)
 
     def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
                         clock: str | None = None) -> list[str]:

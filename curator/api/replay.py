@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from curator.domain.errors import CuratorError, RewindRefused
@@ -43,11 +44,22 @@ class Logged:
             return value
 
         def logged(*args: Any, **kwargs: Any) -> Any:
-            result = value(*args, **kwargs)
+            # What it stamps before the first turn is stamped with the wall time it is logged
+            # with, so a rebuild stamps it the same (World.wall).
+            inner: World = self._inner.world
+            pinned = inner.wall is None
+            if pinned:
+                inner.wall = datetime.now(UTC)
+            stamp = inner.wall
+            try:
+                result = value(*args, **kwargs)
+            finally:
+                if pinned:
+                    inner.wall = None
             with self._world().transaction() as world:
                 log_operation(world, f"{self._name}.{attribute}",
                               {"args": [_plain(a) for a in args],
-                               "kwargs": {k: _plain(v) for k, v in kwargs.items()}})
+                               "kwargs": {k: _plain(v) for k, v in kwargs.items()}}, at=stamp)
             return result
 
         return logged
@@ -86,6 +98,15 @@ def replay_operation(curator: Curator, kind: str, args: dict[str, Any]) -> None:
         raise RewindRefused(f"cannot replay the operation {kind!r}")
 
 
+def refuse_unlogged(events: list[Event]) -> None:
+    """A world changed before its operations were logged cannot be rebuilt: what changed then
+    (at any time before m011) is unknown, whatever part of its history a rebuild keeps."""
+    if any(e.ref == UNLOGGED and not e.is_turn for e in events):
+        raise RewindRefused("this world was changed before curator logged its operations (made "
+                            "before schema m011): what was done then besides turns cannot be "
+                            "replayed, so it cannot be rebuilt")
+
+
 @dataclass
 class Rebuilt:
     """A rebuilt world (open, in memory) and how its decisions were made."""
@@ -100,11 +121,7 @@ class Rebuilt:
 def rebuild(source: Curator, events: list[Event]) -> Rebuilt:
     """A new in-memory world holding `source`'s call log and `events` replayed in order.
     Refused (`RewindRefused`) if an event cannot be replayed; the source is never written."""
-    for event in events:
-        if event.ref == UNLOGGED and not event.is_turn:
-            raise RewindRefused("this world was changed before curator logged its operations "
-                                "(made before schema m011): what was done then besides turns "
-                                "cannot be replayed, so it cannot be rebuilt")
+    refuse_unlogged(events)
     decider = CallLogDecider(source.world)
     rebuilt = Rebuilt(type(source)(":memory:", config=source.config.model_copy(deep=True), decider=decider))
     try:
@@ -116,7 +133,12 @@ def rebuild(source: Curator, events: list[Event]) -> Rebuilt:
                     rebuilt.curator.observe(event.payload)
                     rebuilt.turns += 1
                 else:
-                    replay_operation(rebuilt.curator, event.ref, event.args())
+                    world = rebuilt.curator.world
+                    world.wall = datetime.fromisoformat(event.received_at) if event.received_at else None
+                    try:
+                        replay_operation(rebuilt.curator, event.ref, event.args())
+                    finally:
+                        world.wall = None
                     rebuilt.operations += 1
             except CuratorError as error:
                 what = f"turn {event.ref!r}" if event.is_turn else f"the operation {event.ref!r}"

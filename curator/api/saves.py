@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from curator.api.reads import WorldReads
-from curator.api.replay import Rebuilt, rebuild
+from curator.api.replay import Rebuilt, rebuild, refuse_unlogged
 from curator.domain.errors import InvalidInput, RewindRefused, UnknownTurn
 from curator.domain.models import iso
 from curator.store.oplog import Event, history, split, turn_seq, watermark
@@ -82,6 +82,7 @@ class Saves(WorldReads):
         source = self.world
         expected = watermark(source)
         events = history(source)
+        refuse_unlogged(events)
         if undo:
             records = rewind_records(source)
             if not records:
@@ -122,7 +123,9 @@ class Saves(WorldReads):
             raise RewindRefused(f"{target} exists (use force / --force to replace it)", field="to")
         source = self.world
         seq = _seq(source, at)
-        kept, since = split(history(source), seq)
+        events = history(source)
+        refuse_unlogged(events)
+        kept, since = split(events, seq)
         record = RewindRecord(id=0, action="branch", to_turn=at, kept_through=seq, reason=why, by=who,
                               at=now_text(), world_time=None)
         rebuilt = self._rebuilt(kept, record, since)

@@ -33,7 +33,7 @@ class Event:
     order: tuple[int, int, int]
     ref: str  # the turn id, or the operation's kind
     payload: str  # the turn as the game sent it, or the operation's arguments (JSON)
-    received_at: str | None = None
+    received_at: str | None = None  # a turn's delivery, an operation's wall time
 
     @property
     def is_turn(self) -> bool:
@@ -44,12 +44,13 @@ class Event:
         return value
 
 
-def log_operation(world: World, kind: str, args: dict[str, Any]) -> None:
-    """Log an operation inside the caller's transaction (the one that makes its change)."""
+def log_operation(world: World, kind: str, args: dict[str, Any], *, at: datetime | None = None) -> None:
+    """Log an operation inside the caller's transaction (the one that makes its change); `at`
+    is the wall time it stamped what it made with, if it did."""
     after = int(world.conn.execute("select coalesce(max(seq), 0) from turns").fetchone()[0])
     world.conn.execute("insert into operations (after_turn, kind, args, at) values (?, ?, ?, ?)",
                        (after, kind, json.dumps(args, ensure_ascii=False, default=str),
-                        iso(datetime.now(UTC))))
+                        iso(at or world.wall or datetime.now(UTC))))
 
 
 def history(world: World) -> list[Event]:
@@ -57,9 +58,9 @@ def history(world: World) -> list[Event]:
     events = [Event("turn", (int(seq), 0, 0), turn_id, payload, received_at)
               for turn_id, seq, payload, received_at in world.conn.execute(
                   "select id, seq, payload, received_at from turns order by seq")]
-    events += [Event("operation", (int(after), 1, int(seq)), kind, args)
-               for seq, after, kind, args in world.conn.execute(
-                   "select seq, after_turn, kind, args from operations order by seq")]
+    events += [Event("operation", (int(after), 1, int(seq)), kind, args, at)
+               for seq, after, kind, args, at in world.conn.execute(
+                   "select seq, after_turn, kind, args, at from operations order by seq")]
     return sorted(events, key=lambda e: e.order)
 
 

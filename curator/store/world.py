@@ -54,9 +54,13 @@ class World(Transactions):
         value = self.meta("clock")
         return None if value is None else _dt(value)
 
+    # A rebuild replaying an operation made before the first turn sets this to the wall time the
+    # operation was made at (api/replay.py), so what it stamps is stamped as it was.
+    wall: datetime | None = None
+
     def now(self) -> datetime:
         """What time it is for a write: the world clock once a turn has set it, else UTC now."""
-        return self.clock() or datetime.now(UTC)
+        return self.clock() or self.wall or datetime.now(UTC)
 
     def character_clocks(self, ids: list[str]) -> dict[str, datetime]:
         """The clocks of those of `ids` that have one: the time of the last turn each perceived."""

@@ -223,6 +223,8 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                   exclude=frozenset(window), core_beyond_limit=True, domain=domain)
     chosen = 0
     for r in ranked:
+        if r.memory.archived_reason == "forgotten_by_designer":  # taken out of mind by hand
+            continue
         memories[r.memory.id] = r.memory
         fields = _memory_fields(r.memory, owner, r.parts.strength)
         score = {k: v for k, v in vars(r.parts).items()}

@@ -131,11 +131,13 @@ def domain_seqs(world: World, owner: str, domain: str, limit: int) -> list[int]:
 
 
 def latest_seqs(world: World, owner: str, limit: int) -> list[int]:
-    """The seqs of the owner's newest memories, live or archived, newest first."""
+    """The seqs of the owner's newest memories, live or archived, newest first; not those a
+    designer forgot (api/editing.py)."""
     found: list[int] = []
-    for table in ("memories", "memory_archive"):
+    for table, kept in (("memories", ""),
+                        ("memory_archive", "and archived_reason is not 'forgotten_by_designer'")):
         found += [r[0] for r in world.conn.execute(
-            f"select seq from {table} where owner = ? order by seq desc limit ?", (owner, limit))]
+            f"select seq from {table} where owner = ? {kept} order by seq desc limit ?", (owner, limit))]
     return sorted(found, reverse=True)[:limit]
 
 

@@ -17,7 +17,7 @@ from test_recorded import RECORDED, RECORDED_PLAY, RECORDED_SETTINGS
 
 from curator import Curator
 from curator.cli import cli
-from curator.domain.errors import RewindRefused, UnknownTurn
+from curator.domain.errors import InvalidInput, RewindRefused, UnknownTurn
 from curator.model.fixtures import FixtureStore, Replayer
 from evals.record import SCRIPTED, SCRIPTED_SETTINGS
 
@@ -158,6 +158,19 @@ def test_operations_between_turns_are_replayed(tmp_path: Path, make_turn: TurnFa
             report.pop("created_at", None)
     assert json.dumps(restored, sort_keys=True) == json.dumps(original, sort_keys=True)
     assert added.id in json.dumps(restored)
+
+
+def test_an_operation_that_failed_is_not_logged(tmp_path: Path) -> None:
+    with Curator(tmp_path / "w.db") as world:
+        for line in LINES[:6]:
+            world.observe(line)
+        with pytest.raises(InvalidInput):
+            world.fade("2000-01-01T00:00:00Z")  # before the world clock: refused, nothing done
+        with pytest.raises(InvalidInput):
+            world.evolve("2000-01-01T00:00:00Z")
+        assert world.world.conn.execute("select count(*) from operations").fetchone()[0] == 0
+        world.rewind(turn_id(LINES[2]))
+        assert world.world.turn_count() == 3
 
 
 def test_branch_makes_a_new_save_and_leaves_the_world_alone(tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
 from curator.store.clock import set_clock
-from curator.store.oplog import log_operation
+from curator.store.oplog import last_turn, log_operation
 from curator.store.world import World
 from curator.turn.pipeline import Curation
 
@@ -252,8 +252,10 @@ class Curator(MemoryEditing, Saves, WorldReads):
         when = _parse_time(until, "until") if until is not None else clock
         if when is None:
             return ChangeSet()
-        self._log_operation("fade", {"until": iso(when)})
-        return fade_in_batches(lambda: self.world, self.config, self.decider, when, field="until")
+        after = last_turn(self.world)
+        changes = fade_in_batches(lambda: self.world, self.config, self.decider, when, field="until")
+        self._log_operation("fade", {"until": iso(when)}, after)
+        return changes
 
     def evolve(self, world_time: datetime | str | None = None) -> EvolutionReport:
         """An evolution cycle at `world_time` (default: the world clock): fade memories, drift
@@ -264,7 +266,7 @@ class Curator(MemoryEditing, Saves, WorldReads):
         it twice at one time changes nothing."""
         when = _parse_time(world_time, "world_time") if world_time is not None else None
         when = when or self.world.clock() or datetime.now(UTC)
-        self._log_operation("evolve", {"world_time": iso(when)})
+        after = last_turn(self.world)
         changes = fade_in_batches(lambda: self.world, self.config, self.decider, when, field="world_time")
         units = cycle_units(lambda: self.world, self.config, when, changes)
         if self.gateway is None:
@@ -273,6 +275,7 @@ class Curator(MemoryEditing, Saves, WorldReads):
             results = self._drive(units)
         report = results[-1]
         assert isinstance(report, EvolutionReport)
+        self._log_operation("evolve", {"world_time": iso(when)}, after)
         return report
 
     def set_persona(self, character: str, persona: str) -> None:
@@ -337,11 +340,12 @@ class Curator(MemoryEditing, Saves, WorldReads):
             log_operation(world, "delete_character", {"character": world.known_character(character)})
             return world.delete_character(world.known_character(character))
 
-    def _log_operation(self, kind: str, args: dict[str, Any]) -> None:
-        """Log an operation that commits in several transactions (fading, evolution) before it
-        runs: run again at the same time, each changes nothing more (rewinds replay them so)."""
+    def _log_operation(self, kind: str, args: dict[str, Any], after: int) -> None:
+        """Log an operation that commits in several transactions (fading, evolution) once it has
+        run, placed after the turn that was the last when it began (`after`): one that failed
+        is not logged, and one cut short is done again whole when a rewind replays it."""
         with self.world.transaction() as world:
-            log_operation(world, kind, args)
+            log_operation(world, kind, args, after_turn=after)
 
 
 def _waves(turns: list[Turn]) -> list[list[Turn]]:

@@ -44,10 +44,17 @@ class Event:
         return value
 
 
-def log_operation(world: World, kind: str, args: dict[str, Any], *, at: datetime | None = None) -> None:
+def last_turn(world: World) -> int:
+    """The seq of the last logged turn (0: none)."""
+    return int(world.conn.execute("select coalesce(max(seq), 0) from turns").fetchone()[0])
+
+
+def log_operation(world: World, kind: str, args: dict[str, Any], *, at: datetime | None = None,
+                  after_turn: int | None = None) -> None:
     """Log an operation inside the caller's transaction (the one that makes its change); `at`
-    is the wall time it stamped what it made with, if it did."""
-    after = int(world.conn.execute("select coalesce(max(seq), 0) from turns").fetchone()[0])
+    is the wall time it stamped what it made with, if it did; `after_turn` the turn it follows
+    (default: the last logged)."""
+    after = last_turn(world) if after_turn is None else after_turn
     world.conn.execute("insert into operations (after_turn, kind, args, at) values (?, ?, ?, ?)",
                        (after, kind, json.dumps(args, ensure_ascii=False, default=str),
                         iso(at or world.wall or datetime.now(UTC))))
@@ -71,8 +78,11 @@ def turn_seq(world: World, turn_id: str) -> int | None:
 
 def split(events: list[Event], through: int) -> tuple[list[Event], list[Event]]:
     """The history up to right after turn seq `through` (no operation after it), and the rest."""
-    kept = [e for e in events if (e.order[0] <= through if e.is_turn else e.order[0] < through)]
-    rest = [e for e in events if e not in kept]
+    kept: list[Event] = []
+    rest: list[Event] = []
+    for event in events:
+        before = event.order[0] <= through if event.is_turn else event.order[0] < through
+        (kept if before else rest).append(event)
     return kept, rest
 
 

@@ -54,6 +54,8 @@ def test_each_verb_changes_the_memory_and_is_logged_with_who_and_when(make_turn:
         assert reasons == ["forgotten_by_designer"]
         with pytest.raises(InvalidInput, match="already archived"):
             world.memory_forget(formed.id)
+        with pytest.raises(InvalidInput, match="only a live memory can be pinned"):
+            world.memory_pin(formed.id)
 
         history = world.memory_history(added.id)
         assert [(e.action, e.by) for e in history] == [("add", "ana"), ("edit", "ben")]

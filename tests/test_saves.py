@@ -223,6 +223,20 @@ def test_an_unknown_turn_is_a_typed_error_and_changes_nothing(tmp_path: Path) ->
     assert not (tmp_path / "b.db").exists()
 
 
+def test_the_readme_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from test_readme import python_example
+
+    monkeypatch.chdir(tmp_path)
+    with Curator("world.db") as world:
+        for line in LINES:
+            world.observe(line)
+    exec(compile(python_example("curator.rewind("), "README.md", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == [f"{len(LINES) - 25} 0", "['rewind']"]
+    with Curator("early.db", create=False) as early:
+        assert early.world.turn_count() == 10
+
+
 def run(*args: str) -> Any:
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 

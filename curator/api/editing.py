@@ -120,6 +120,9 @@ def _apply(world: World, kind: str, args: dict[str, Any]) -> Memory:
         set_content(world, memory.id, after)
         memory.content = after
     elif action in ("pin", "unpin"):
+        if action == "pin" and memory.tier is Tier.ARCHIVED:
+            raise InvalidInput(f"memory {memory.id} is archived ({memory.archived_reason}); only a "
+                               "live memory can be pinned", field="id")
         memory.pinned = action == "pin"
         set_pinned(world, memory.id, memory.pinned)
     elif action == "forget":

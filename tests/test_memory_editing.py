@@ -224,7 +224,7 @@ def test_the_cli_verbs(tmp_path: Path, make_turn: TurnFactory) -> None:
     text = run("memory", "history", memory["id"]).output
     assert "'Wolf owes me a salmon' → 'Wolf owes me two salmon'" in text
     bad = run("memory", "edit", "m_nope", "text")
-    assert bad.exit_code == 2 and bad.output.count("\n") == 1 and "no memory 'm_nope'" in bad.output
+    assert bad.exit_code == 1 and bad.output.count("\n") == 1 and "no memory 'm_nope'" in bad.output
     assert run("memory", "add", "bear", "").exit_code == 2
 
 

@@ -232,13 +232,11 @@ class UnknownTurn(InvalidInput):
         self.missing_turn = turn_id
 
 
-class UnknownMemory(InvalidInput):
+class UnknownMemory(CuratorError):
     """A memory command named a memory id that is neither live nor archived in this world."""
 
-    what = "memory"
-
     def __init__(self, memory_id: str):
-        super().__init__(f"no memory {memory_id!r} in this world", field="id")
+        super().__init__(f"no memory {memory_id!r} in this world")
         self.memory_id = memory_id
 
 

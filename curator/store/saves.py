@@ -11,6 +11,7 @@ live world changed while the rebuild ran (`oplog.watermark`).
 from __future__ import annotations
 
 import sqlite3
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -113,7 +114,16 @@ def swap_in(world: World, rebuilt: sqlite3.Connection, expected: tuple[int, int,
         if watermark(world) != expected:
             raise RewindRefused("the world changed while the rewind was rebuilt (a turn or an "
                                 "edit came in); nothing was changed, try again")
-        rebuilt.backup(world.conn)
+        deadline = time.monotonic() + world.busy_timeout
+
+        def waited(status: int, remaining: int, total: int) -> None:
+            # SQLite's backup retries a busy world for ever; a writer that does not queue (another
+            # program) holds it: give up as any write transaction does, nothing copied.
+            if time.monotonic() > deadline:
+                raise WorldLocked(f"world {world.path} stayed locked by another writer for "
+                                  f"{world.busy_timeout:g} s")
+
+        rebuilt.backup(world.conn, progress=waited, sleep=0.05)
     finally:
         if lock is not None:
             lock.release()

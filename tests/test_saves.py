@@ -96,14 +96,17 @@ def test_a_rewind_of_a_world_a_real_model_played_reuses_its_answers(tmp_path: Pa
 
 def test_undo_brings_back_what_a_rewind_set_aside_and_an_undo_can_be_undone(tmp_path: Path) -> None:
     with Curator(tmp_path / "w.db") as world:
-        for line in LINES:
-            world.observe(line)
+        first_results = [world.observe(line) for line in LINES]
         original = exported(world)
         world.rewind(turn_id(LINES[9]))
         rewound = exported(world)
         undone = world.rewind(undo=True)
         assert (undone.action, undone.restored, undone.set_aside_turns) == ("undo", len(LINES) - 10, 0)
         assert exported(world) == original and world.world.turn_count() == len(LINES)
+        # a turn re-delivered gets back the result of its first delivery, not of the rebuild
+        again = world.observe(LINES[-1])
+        assert again.duplicate and again.steps == first_results[-1].steps
+        assert again.elapsed_ms == first_results[-1].elapsed_ms
         world.rewind(undo=True)  # the undo undone: back to turn 10
         assert exported(world) == rewound
         records = world.rewinds()

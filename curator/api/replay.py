@@ -144,7 +144,7 @@ def rebuild(source: Curator, events: list[Event]) -> Rebuilt:
                 what = f"turn {event.ref!r}" if event.is_turn else f"the operation {event.ref!r}"
                 raise RewindRefused(f"replaying {what} failed: {error}") from error
         with rebuilt.curator.world.transaction() as world:
-            restore_receipts(world, {e.ref: e.received_at for e in events if e.is_turn})
+            restore_receipts(world, events)
     except BaseException:
         rebuilt.curator.close()
         raise

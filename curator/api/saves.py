@@ -89,7 +89,7 @@ class Saves(WorldReads):
                 raise RewindRefused("nothing to undo: this world has never been rewound")
             last = records[-1]
             kept, since = split(events, last.kept_through)
-            restored = [Event(s.kind, (0, 0, s.position), s.ref, s.payload, s.received_at)
+            restored = [Event(s.kind, (0, 0, s.position), s.ref, s.payload, s.received_at, s.result)
                         for s in last.set_aside]
             record = RewindRecord(id=0, action="undo", to_turn=last.to_turn, kept_through=last.kept_through,
                                   reason=why or f"undo of #{last.id}", by=who, at=now_text(),

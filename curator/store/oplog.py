@@ -34,6 +34,7 @@ class Event:
     ref: str  # the turn id, or the operation's kind
     payload: str  # the turn as the game sent it, or the operation's arguments (JSON)
     received_at: str | None = None  # a turn's delivery, an operation's wall time
+    result: str | None = None  # a turn's result as first stored (a re-delivered turn gets it back)
 
     @property
     def is_turn(self) -> bool:
@@ -62,9 +63,9 @@ def log_operation(world: World, kind: str, args: dict[str, Any], *, at: datetime
 
 def history(world: World) -> list[Event]:
     """Every turn and operation of the world, in the order they happened."""
-    events = [Event("turn", (int(seq), 0, 0), turn_id, payload, received_at)
-              for turn_id, seq, payload, received_at in world.conn.execute(
-                  "select id, seq, payload, received_at from turns order by seq")]
+    events = [Event("turn", (int(seq), 0, 0), turn_id, payload, received_at, result)
+              for turn_id, seq, payload, received_at, result in world.conn.execute(
+                  "select id, seq, payload, received_at, result from turns order by seq")]
     events += [Event("operation", (int(after), 1, int(seq)), kind, args, at)
                for seq, after, kind, args, at in world.conn.execute(
                    "select seq, after_turn, kind, args, at from operations order by seq")]

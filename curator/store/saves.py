@@ -32,6 +32,7 @@ class SetAside(BaseModel):
     ref: str
     payload: str
     received_at: str | None = None
+    result: str | None = None
 
 
 class RewindRecord(BaseModel):
@@ -58,9 +59,10 @@ def rewind_records(world: World, *, with_set_aside: bool = True) -> list[RewindR
                for row in world.conn.execute(f"select {_RECORD} from rewinds order by id")]
     if with_set_aside:
         for record in records:
-            record.set_aside = [SetAside(position=r[0], kind=r[1], ref=r[2], payload=r[3], received_at=r[4])
+            record.set_aside = [SetAside(position=r[0], kind=r[1], ref=r[2], payload=r[3], received_at=r[4],
+                                         result=r[5])
                                 for r in world.conn.execute(
-                                    "select position, kind, ref, payload, received_at from set_aside "
+                                    "select position, kind, ref, payload, received_at, result from set_aside "
                                     "where rewind_id = ? order by position", (record.id,))]
     return records
 
@@ -74,9 +76,9 @@ def add_record(world: World, record: RewindRecord, set_aside: list[Event]) -> in
          record.at, record.world_time))
     rewind_id = int(cur.lastrowid or 0)
     world.conn.executemany(
-        "insert into set_aside (rewind_id, position, kind, ref, payload, received_at) "
-        "values (?, ?, ?, ?, ?, ?)",
-        [(rewind_id, n, e.kind, e.ref, e.payload, e.received_at) for n, e in enumerate(set_aside)])
+        "insert into set_aside (rewind_id, position, kind, ref, payload, received_at, result) "
+        "values (?, ?, ?, ?, ?, ?, ?)",
+        [(rewind_id, n, e.kind, e.ref, e.payload, e.received_at, e.result) for n, e in enumerate(set_aside)])
     return rewind_id
 
 
@@ -94,10 +96,12 @@ def copy_tables(source: World, target: World, tables: tuple[str, ...]) -> None:
                                 f"({', '.join('?' * len(columns))})", rows)
 
 
-def restore_receipts(world: World, received: dict[str, str | None]) -> None:
-    """A rebuilt turn keeps the time the game first delivered it."""
-    world.conn.executemany("update turns set received_at = ? where id = ?",
-                           [(at, turn_id) for turn_id, at in received.items() if at])
+def restore_receipts(world: World, turns: list[Event]) -> None:
+    """A rebuilt turn keeps the time the game first delivered it and the result it got then
+    (what a re-delivery of it returns)."""
+    world.conn.executemany(
+        "update turns set received_at = coalesce(?, received_at), result = coalesce(?, result) where id = ?",
+        [(e.received_at, e.result, e.ref) for e in turns if e.is_turn])
 
 
 def swap_in(world: World, rebuilt: sqlite3.Connection, expected: tuple[int, int, int]) -> None:

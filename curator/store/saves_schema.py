@@ -55,6 +55,7 @@ SAVES_SCHEMA = """
         ref text not null,
         payload text not null,
         received_at text,
+        result text,
         primary key (rewind_id, position)
     );
     """

@@ -163,6 +163,30 @@ def test_operations_between_turns_are_replayed(tmp_path: Path, make_turn: TurnFa
     assert added.id in json.dumps(restored)
 
 
+def test_an_import_a_deletion_and_a_clock_set_are_replayed(tmp_path: Path, make_turn: TurnFactory) -> None:
+    with Curator(tmp_path / "source.db") as source:
+        source.observe(make_turn("Owl teaches Fox to read the stars.", actor="owl", others=["fox"],
+                                 observers=["fox"], id="s1"))
+        document = source.export_world()
+    with Curator(tmp_path / "w.db") as world:
+        world.import_document(document)
+        world.observe(make_turn("Bear meets Owl at the oak.", others=["owl"], observers=["owl"], id="t1",
+                                world_time="2025-02-01T00:00:00Z"))
+        world.observe(make_turn("Bear meets Heron at the pond.", others=["heron"], id="t2",
+                                world_time="2025-02-02T00:00:00Z"))
+        world.delete_character("heron")
+        world.set_clock("2025-02-03T00:00:00Z")
+        world.observe(make_turn("Bear naps.", id="t3", world_time="2025-02-04T00:00:00Z"))
+        original = exported(world)
+        result = world.rewind("t1")
+        assert (result.operations, result.set_aside_operations) == (1, 2)  # the import is kept
+        assert "fox" in world.characters() and "heron" not in world.characters()
+        owl_fox = world.character("owl").relationships["fox"].recent_memories
+        assert [m.source_turns for m in owl_fox] == [["s1"]]
+        world.rewind(undo=True)
+        assert exported(world) == original and "heron" not in world.characters()
+
+
 def test_an_operation_that_failed_is_not_logged(tmp_path: Path) -> None:
     with Curator(tmp_path / "w.db") as world:
         for line in LINES[:6]:

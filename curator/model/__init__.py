@@ -7,7 +7,8 @@ environment (`prompts`), rounds that keep model calls outside the write transact
 (`rounds`), the one module that imports litellm and instructor, lazily (`llm`), the model
 settings from arguments or the environment (`settings`), whether a model can be asked at all
 and a cool-down when it cannot (`health`), the call log (`calls`), recorded and
-scripted fixtures replayed through respx (`fixtures`), a stub OpenAI-compatible server for
+scripted fixtures replayed through respx (`fixtures`), decisions taken back from the call log
+when a world is rebuilt (`replay`), a stub OpenAI-compatible server for
 tests and benchmarks (`stub_server`), and offline token counting (`tokens`).
 
 May import: `curator.domain` and `curator.store` (the call log's table). Never the turn flow,

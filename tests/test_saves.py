@@ -187,6 +187,21 @@ def test_an_import_a_deletion_and_a_clock_set_are_replayed(tmp_path: Path, make_
         assert exported(world) == original and "heron" not in world.characters()
 
 
+def test_a_method_logged_as_api_is_replayed_by_name(tmp_path: Path, make_turn: TurnFactory) -> None:
+    from curator.store.oplog import log_operation
+
+    with Curator(tmp_path / "w.db") as world:
+        world.observe(make_turn("Bear fishes.", id="t1"))
+        with world.world.transaction() as store:  # as a writing method logs itself
+            world.world.set_character("bear", persona="A bear of few words")
+            log_operation(store, "api.set_persona", {"args": ["bear", "A bear of few words"], "kwargs": {}})
+        world.observe(make_turn("Bear naps.", id="t2"))
+        world.rewind("t1")
+        assert world.character("bear").persona == ""
+        world.rewind(undo=True)
+        assert world.character("bear").persona == "A bear of few words"
+
+
 def test_an_operation_that_failed_is_not_logged(tmp_path: Path) -> None:
     with Curator(tmp_path / "w.db") as world:
         for line in LINES[:6]:

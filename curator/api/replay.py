@@ -94,6 +94,10 @@ def replay_operation(curator: Curator, kind: str, args: dict[str, Any]) -> None:
     elif kind.split(".")[0] in WRITERS:
         group, method = kind.split(".", 1)
         getattr(getattr(curator, group), method)(*args.get("args", []), **args.get("kwargs", {}))
+    elif kind.startswith("api.") and not kind.removeprefix("api.").startswith("_"):
+        # Any other public method of `Curator` that logs itself as "api.NAME" with its arguments
+        # ({"args": [...], "kwargs": {...}}): a new writing method needs no entry here.
+        getattr(curator, kind.removeprefix("api."))(*args.get("args", []), **args.get("kwargs", {}))
     else:
         raise RewindRefused(f"cannot replay the operation {kind!r}")
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import sqlite3
 import time
 from datetime import UTC, datetime
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -135,7 +134,3 @@ def swap_in(world: World, rebuilt: sqlite3.Connection, expected: tuple[int, int,
 
 def now_text() -> str:
     return iso(datetime.now(UTC))
-
-
-def as_dict(record: RewindRecord) -> dict[str, Any]:
-    return record.model_dump()

@@ -24,6 +24,7 @@ from curator import Curator
 from curator.cli import cli
 
 A = "a b!"  # not a character id, nor a label
+MEMORY = "m_4b470a27fd46b4eb"  # bear's core memory of the poacher's trap (turn t034)
 TURN = {"id": "new-1", "world_time": "2026-01-01T00:00:00Z", "actor": "bear",
         "intent": {"action": "Sleep"}, "reality": "You sleep."}
 
@@ -57,6 +58,8 @@ TABLE: dict[str, tuple[list[str], list[str] | None, tuple[list[str], int]]] = {
     "budget set": (["budget", "set", "bear", "--use", "sometimes"], None,
                    (["budget", "set", "bear", "--use", "never"], 3)),
     "budget show": (["budget", "show", A], None, (["budget", "show"], 0)),
+    "branch": (["branch", "--at", "t001", "--to", "DB"], None,
+               (["branch", "--at", "t005", "--to", "DIR/b.db"], 0)),
     "calls": (["calls", "--outcome", "bogus"], None, (["calls"], 0)),
     "characters": (["characters", "--db", "DIR"], None, (["characters"], 0)),
     "clock": (["clock", "--set", "nope"], None, (["clock", "--set", "2030-01-01T00:00:00Z"], 3)),
@@ -97,6 +100,16 @@ TABLE: dict[str, tuple[list[str], list[str] | None, tuple[list[str], int]]] = {
     "import": (["import", "NOTJSON"], None, (["import", "EXPORT", "--replace"], 3)),
     # The server (stdio; its input here is empty, so it stops at once) opens the world as a reader.
     "mcp": (["mcp", "--port", "0"], None, (["mcp"], 0)),
+    "memory add": (["memory", "add", "bear", ""], None, (["memory", "add", "bear", "hello"], 3)),
+    "memory edit": (["memory", "edit", MEMORY, ""], ["memory", "edit", "m_nothing", "x"],
+                    (["memory", "edit", MEMORY, "x"], 3)),
+    "memory forget": (["memory", "forget", " "], ["memory", "forget", "m_nothing"],
+                      (["memory", "forget", MEMORY], 3)),
+    "memory history": (["memory", "history", " "], ["memory", "history", "m_nothing"],
+                       (["memory", "history", MEMORY], 0)),
+    "memory pin": (["memory", "pin", " "], ["memory", "pin", "m_nothing"], (["memory", "pin", MEMORY], 3)),
+    "memory unpin": (["memory", "unpin", " "], ["memory", "unpin", "m_nothing"],
+                     (["memory", "unpin", MEMORY], 3)),
     "observe": (["observe", "--file", "OBJ"], None, (["observe", "--file", "TURN"], 3)),
     "passage add": (["passage", "add", "bear", ""], ["passage", "add", "nobody", "hello"],
                     (["passage", "add", "bear", "hello"], 3)),
@@ -107,6 +120,8 @@ TABLE: dict[str, tuple[list[str], list[str] | None, tuple[list[str], int]]] = {
     "passage search": (["passage", "search", "bear", "river", "--limit", "0"],
                        ["passage", "search", "nobody", "river"], (["passage", "search", "bear", "river"], 0)),
     "play": (["play", "NOTJSON"], None, (["play", "TRANSCRIPT"], 3)),
+    "rewind": (["rewind", "--to", "t005", "--undo"], ["rewind", "--to", "nothing"],
+               (["rewind", "--to", "t005"], 3)),
     "search": (["search", "bear", "wolf", "--limit", "0"], ["search", "nobody", "wolf"],
                (["search", "bear", "wolf"], 0)),
     "show": (["show", A], ["show", "nobody"], (["show", "bear"], 0)),

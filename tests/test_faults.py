@@ -230,7 +230,7 @@ def test_migrations_are_recorded_and_an_existing_file_is_backed_up(tmp_path: Pat
                        "m005_evolution", "m006_appraisal",
                        "m007_quiet_fts_triggers", "m008_goals_and_practice",
                        "m009_archive_keeps_its_index_row", "m010_character_clocks",
-                       "m012_who_knows_what", "m013_model_budgets"]
+                       "m011_saves_and_edits", "m012_who_knows_what", "m013_model_budgets"]
     assert {"owner", "subject", "tier", "strength", "strength_at", "source_turns"} <= columns
     assert mode == "wal"
     assert not list(tmp_path.glob("fresh.db.bak-*"))  # nothing to back up in a new file

@@ -38,6 +38,7 @@ from curator.model.budget import (
 from curator.model.gate import BudgetGate
 from curator.model.rounds import Request
 from curator.model.spend import SpendRow, spend_rows
+from curator.store.oplog import log_operation
 from curator.turn.steps import INTERPRET
 
 if TYPE_CHECKING:
@@ -71,12 +72,17 @@ class BudgetMixin(WorldReads):
                                min_significance=min_significance)
         with self.world.transaction() as world:
             save_setting(world, scope, name, setting)
+            log_operation(world, "api.set_budget", {"args": [], "kwargs": {
+                "character": character, "group": group, "use": use, "tokens_per_day": tokens_per_day,
+                "usd_per_day": usd_per_day, "min_significance": min_significance}})
         return setting
 
     def clear_budget(self, character: str | None = None, *, group: str | None = None) -> bool:
         """Remove a character's (or a group's) own setting; False when it had none."""
         scope, name = self._scope(character, group)
         with self.world.transaction() as world:
+            log_operation(world, "api.clear_budget", {"args": [], "kwargs": {"character": character,
+                                                                            "group": group}})
             return delete_setting(world, scope, name)
 
     def set_budget_group(self, group: str, members: Iterable[str]) -> list[str]:
@@ -87,6 +93,7 @@ class BudgetMixin(WorldReads):
             raise InvalidInput("members is a list of character ids, not one string", field="members")
         ids = [self._id(m) if isinstance(m, str) else name_of(m, "character") for m in members]
         with self.world.transaction() as world:
+            log_operation(world, "api.set_budget_group", {"args": [name, ids], "kwargs": {}})
             return set_members(world, name, ids)
 
     def budgets(self) -> Budgets:

@@ -31,9 +31,11 @@ from pydantic import ValidationError
 from curator.api.access import Connections, translated
 from curator.api.budget import BudgetMixin
 from curator.api.cycles import cycle_units, fade_in_batches
+from curator.api.editing import MemoryEditing
 from curator.api.knowing import Knowing
 from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
+from curator.api.saves import Saves
 from curator.domain.config import AppraisalConfig, CuratorConfig
 from curator.domain.errors import (
     ConflictingTurn,
@@ -56,6 +58,7 @@ from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
 from curator.store.clock import set_clock
+from curator.store.oplog import last_turn, log_operation
 from curator.store.world import World
 from curator.turn import hearsay
 from curator.turn.pipeline import Curation
@@ -64,7 +67,7 @@ R = TypeVar("R")
 
 
 @translated
-class Curator(BudgetMixin, WorldReads, Knowing):
+class Curator(MemoryEditing, Saves, BudgetMixin, WorldReads, Knowing):
     """Memories for the characters of one world (one SQLite file). Safe to share between
     threads: each thread that uses it gets a connection of its own (access.py)."""
 
@@ -241,6 +244,7 @@ class Curator(BudgetMixin, WorldReads, Knowing):
                 curation = Curation(world, self.config, decider)
                 for other in [only] if only is not None else world.relationship_others(owner):
                     curation.end_episode(owner, other, now)
+                log_operation(world, "end_episode", {"character": owner, "with": only})
             return curation.changes
 
         if self.gateway is None:
@@ -254,7 +258,10 @@ class Curator(BudgetMixin, WorldReads, Knowing):
         when = _parse_time(until, "until") if until is not None else clock
         if when is None:
             return ChangeSet()
-        return fade_in_batches(lambda: self.world, self.config, self.decider, when, field="until")
+        after = last_turn(self.world)
+        changes = fade_in_batches(lambda: self.world, self.config, self.decider, when, field="until")
+        self._log_operation("fade", {"until": iso(when)}, after)
+        return changes
 
     def evolve(self, world_time: datetime | str | None = None) -> EvolutionReport:
         """An evolution cycle at `world_time` (default: the world clock): fade memories, drift
@@ -265,6 +272,7 @@ class Curator(BudgetMixin, WorldReads, Knowing):
         it twice at one time changes nothing."""
         when = _parse_time(world_time, "world_time") if world_time is not None else None
         when = when or self.world.clock() or datetime.now(UTC)
+        after = last_turn(self.world)
         changes = fade_in_batches(lambda: self.world, self.config, self.decider, when, field="world_time")
         units = cycle_units(lambda: self.world, self.config, when, changes)
         if self.gateway is None:
@@ -273,6 +281,7 @@ class Curator(BudgetMixin, WorldReads, Knowing):
             results = self._drive(units)
         report = results[-1]
         assert isinstance(report, EvolutionReport)
+        self._log_operation("evolve", {"world_time": iso(when)}, after)
         return report
 
     def set_persona(self, character: str, persona: str) -> None:
@@ -282,8 +291,10 @@ class Curator(BudgetMixin, WorldReads, Knowing):
         if len(persona) > MAX_PERSONA:
             raise InvalidInput(f"at most {MAX_PERSONA:,} characters, got {len(persona):,}", field="persona")
         with self.world.transaction() as world:
-            world.ensure_character(self._id(character), world.clock() or datetime.now(UTC))
+            seen = world.now()
+            world.ensure_character(self._id(character), seen)
             world.set_character(self._id(character), persona=persona)
+            log_operation(world, "persona", {"character": self._id(character), "persona": persona}, at=seen)
 
     def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
                         clock: str | None = None) -> list[str]:
@@ -297,6 +308,7 @@ class Curator(BudgetMixin, WorldReads, Knowing):
         with self.world.transaction() as world:
             done = import_document(world, document, replace=replace, appraisal=self.config.appraisal,
                                    clock=clock)
+            log_operation(world, "import", {"document": document, "replace": replace, "clock": clock})
         self.config.appraisal = done.appraisal  # only once the import has committed
         return done.characters
 
@@ -306,6 +318,7 @@ class Curator(BudgetMixin, WorldReads, Knowing):
         Returns the clock it replaced."""
         when = _parse_time(world_time, "clock")
         with self.world.transaction() as world:
+            log_operation(world, "clock", {"world_time": iso(when)})
             return set_clock(world, when)
 
     # -- appraisal and the memory network ----------------------------------------
@@ -330,7 +343,16 @@ class Curator(BudgetMixin, WorldReads, Knowing):
         """Delete a character and everything that refers to it, in one transaction; returns the
         rows removed per table (see `World.delete_character`)."""
         with self.world.transaction() as world:
+            log_operation(world, "delete_character", {"character": world.known_character(character)})
             return world.delete_character(world.known_character(character))
+
+    def _log_operation(self, kind: str, args: dict[str, Any], after: int) -> None:
+        """Log an operation that commits in several transactions (fading, evolution) once it has
+        run, placed after the turn that was the last when it began (`after`): one that failed
+        is not logged, and one cut short is done again whole when a rewind replays it."""
+        with self.world.transaction() as world:
+            log_operation(world, kind, args, after_turn=after)
+
 
 def _waves(turns: list[Turn]) -> list[list[Turn]]:
     """Split a batch, in order, into runs of turns that share no perceiver: the turns of one

@@ -27,6 +27,7 @@ from curator.domain.models import (
     normalize_label,
 )
 from curator.store import knowing
+from curator.store.oplog import log_operation
 from curator.store.world import World
 from curator.turn.phrasing import sentence
 from curator.turn.threads import memory_id
@@ -83,13 +84,16 @@ class Knowing:
             new = knowing.join_group(world, key, ids, now)
             for item in knowing.knowledge(world, key):
                 _share(world, key, item, new, now)
+            log_operation(world, "api.join_group", {"args": [key, *ids], "kwargs": {}})
         return new
 
     def leave_group(self, group: str, *characters: str) -> int:
         """Characters leave a group (they keep what they learnt); how many were members."""
         key = self._group_known(group)
         with self.world.transaction() as world:
-            return knowing.leave_group(world, key, [_character(c) for c in characters])
+            ids = [_character(c) for c in characters]
+            log_operation(world, "api.leave_group", {"args": [key, *ids], "kwargs": {}})
+            return knowing.leave_group(world, key, ids)
 
     def groups(self, character: str | None = None) -> list[str]:
         """Every group of the world, or the groups a character belongs to."""
@@ -122,6 +126,8 @@ class Knowing:
                                         importance=float(importance), at=now)
             item = knowing.knowledge(world, key)[-1]
             _share(world, key, item, knowing.members(world, key), now)
+            log_operation(world, "api.add_group_knowledge", {"args": [key, text], "kwargs": {
+                "about": subject, "importance": float(importance)}})
             return {**item, "holders": knowing.holders(world, key, kid)}
 
     def group_knowledge(self, group: str) -> list[dict[str, Any]]:

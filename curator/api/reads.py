@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
+from curator.api.replay import Logged
 from curator.domain.config import CuratorConfig
 from curator.domain.errors import InvalidInput, UnknownCharacter
 from curator.domain.fading import faded_strength
@@ -31,6 +32,7 @@ from curator.evolution.mood import Mood, mood_of
 from curator.evolution.personality import AttributeChange, PersonalitySnapshot
 from curator.evolution.practice import Ability, abilities
 from curator.export.documents import character_document, world_document
+from curator.export.edits import edits_document
 from curator.export.evolution import evolution_document, reports_document
 from curator.export.knowing import groups_document, knowing_document
 from curator.export.network import network_document
@@ -43,6 +45,7 @@ from curator.recall.network import network_of
 from curator.recall.passages import Passages, passages_document
 from curator.recall.query import name_candidates, read_query
 from curator.recall.ranking import Recalled, rank, refresh_recalled
+from curator.store.oplog import log_operation
 from curator.store.world import World
 
 
@@ -118,7 +121,8 @@ class WorldReads:
                                   passages=passages_document(self.world, owner),
                                   sections={**evolution_document(self.world, owner),
                                             **network_document(self.world, owner, own_weights),
-                                            **knowing_document(self.world, owner)})
+                                            **knowing_document(self.world, owner),
+                                            **edits_document(self.world, owner)})
 
     def export_world(self) -> dict[str, Any]:
         """Every character, and the world's evolution reports."""
@@ -196,6 +200,11 @@ class WorldReads:
         if not peek and now is not None and used:
             with self.world.transaction() as world:
                 refresh_recalled(world, used, now)
+                # Recall changes strengths: a rewind replays it (api/replay.py).
+                log_operation(world, "context", {"character": owner, "situation": situation,
+                                                 "with": present, "max_tokens": max_tokens,
+                                                 "layers": None if layers is None else sorted(layers),
+                                                 "domain": domain})
         return MemoryContext(character=owner, situation=situation, present=present, text=text,
                              tokens=tokens, max_tokens=budget, encoding=recall.encoding, items=kept,
                              dropped=dropped, recalled=[] if peek or now is None else [m.id for m in used],
@@ -212,13 +221,13 @@ class WorldReads:
     @cached_property
     def blocks(self) -> Blocks:
         """Core memory blocks, own and shared: `curator.blocks.create("bear", ...)`."""
-        return Blocks(self.world)
+        return cast(Blocks, Logged(Blocks(self.world), "blocks", lambda: self.world))
 
     @cached_property
     def goals(self) -> Goals:
         """What each character is working toward (the evolution system's goals layer): the game sets them and
         their progress, `curator.goals.set("bear", "honey", "Find honey before winter")`."""
-        return Goals(self.world)
+        return cast(Goals, Logged(Goals(self.world), "goals", lambda: self.world))
 
     def abilities(self, character: str, *, habits: bool = False) -> list[Ability]:
         """What the character has tried, by skill, the most telling record first (practice.py);
@@ -237,7 +246,7 @@ class WorldReads:
     @cached_property
     def passages(self) -> Passages:
         """Archival passages, searchable by keyword."""
-        return Passages(self.world)
+        return cast(Passages, Logged(Passages(self.world), "passages", lambda: self.world))
 
     # -- helpers -------------------------------------------------------------------------
 

@@ -208,11 +208,12 @@ class UnknownGroup(CuratorError):
 
 
 class UnknownTurn(CuratorError):
-    """A command named a turn id the world's turn log does not hold."""
+    """A command named a turn id the world's turn log does not hold (`who-knows`, `rewind --to`,
+    `branch --at`): an unknown name, like an unknown character (exit 1)."""
 
-    def __init__(self, turn_id: str):
+    def __init__(self, turn_id: str, *, hint: str = ""):
         self.turn_id = turn_id
-        super().__init__(f"unknown turn {turn_id!r} (not in the turn log)")
+        super().__init__(f"unknown turn {turn_id!r} (not in the turn log){hint}")
 
 
 class UnknownGoal(CuratorError):
@@ -242,3 +243,18 @@ class ModelUnavailable(CuratorError):
     def __init__(self, message: str, *, model: str):
         self.model = model
         super().__init__(f"model {model}: {message}")
+
+
+class UnknownMemory(CuratorError):
+    """A memory command named a memory id that is neither live nor archived in this world."""
+
+    def __init__(self, memory_id: str):
+        super().__init__(f"no memory {memory_id!r} in this world")
+        self.memory_id = memory_id
+
+
+class RewindRefused(InvalidInput):
+    """A rewind, undo or branch that cannot be done as asked (nothing to undo, a target file that
+    exists, an operation in the world's history that cannot be replayed)."""
+
+    what = "rewind"

@@ -51,7 +51,10 @@ def kind_rate(kind: MemoryKind, importance: float, recall_count: int) -> float:
 
 
 def faded_strength(memory: Memory, strength_at: datetime, now: datetime) -> float:
-    """The strength `memory` has at game time `now`, having been set at `strength_at`."""
+    """The strength `memory` has at game time `now`, having been set at `strength_at`. A pinned or
+    designer-written memory keeps its strength."""
+    if memory.protected:
+        return memory.strength
     return faded_value(memory.kind, memory.importance, memory.recall_count, memory.tier,
                        memory.strength, strength_at, now)
 

@@ -288,6 +288,12 @@ class Turn(BaseModel):
         return list(dict.fromkeys([self.actor, *self.others, *self.observers]))
 
 
+# The last fields of a live memory a turn forms (in the model's order, for `trusted`): not
+# archived, not pinned, not written by a designer.
+LIVE_UNMARKED: dict[str, Any] = {"archived_at": None, "archived_reason": None, "pinned": False,
+                                 "written_by": None}
+
+
 class Memory(BaseModel):
     """One remembered event, first person, owned by one character."""
 
@@ -311,6 +317,14 @@ class Memory(BaseModel):
     domain: str | None = None
     archived_at: datetime | None = None
     archived_reason: str | None = None
+    # Hands-on editing (issue #18): a pinned memory, or one a designer wrote (`written_by` names
+    # who), never fades and never leaves the live tiers unless a designer forgets it.
+    pinned: bool = False
+    written_by: str | None = None
+
+    @property
+    def protected(self) -> bool:
+        return self.pinned or self.written_by is not None
 
     @field_validator("last_recalled", "created_at", "strength_at", "archived_at")
     @classmethod

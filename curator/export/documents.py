@@ -11,7 +11,8 @@
      "passages": [{"content", "tags", "created_at"}],
      "attributes", "attribute_changes", "personality_snapshots", "evolution_mark",
                                                           # exporting_evolution.py
-     "appraisals", "memory_links", "lens_weights"}        # exporting_network.py
+     "appraisals", "memory_links", "lens_weights",        # exporting_network.py
+     "memory_edits"}                                      # export/edits.py, when edited by hand
 
 Links between a shared block and its consumers are written on both sides, so importing
 the two characters in either order restores them.
@@ -25,9 +26,13 @@ character `created_at`; such a document imports as characters whose cycles have 
 yet. Import is all or nothing: a malformed value raises `MalformedExport` naming its field
 (export_fields.py), and the caller's transaction rolls back.
 
-Not carried: the turn log and the model call log. They are the world's record of its
-input, not what its characters hold; an imported character's evolution mark is re-based
-on the importing world's turns (exporting_evolution.py).
+A memory a designer pinned or wrote carries `pinned: true` / `written_by` (left out
+otherwise); hand edits are the character's `memory_edits` (export/edits.py).
+
+Not carried: the turn log, the operations log, the rewinds' set-aside turns and the model
+call log. They are the world's record of its input, not what its characters hold; an
+imported character's evolution mark is re-based on the importing world's turns
+(exporting_evolution.py).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from curator.domain.models import (
     normalize_character_id,
     parse_time,
 )
+from curator.export.edits import import_edits_section
 from curator.export.evolution import clear_evolution, import_evolution, import_reports
 from curator.export.fields import FieldError, at, items, join, mapping, section
 from curator.export.knowing import import_groups, import_knowing
@@ -75,6 +81,10 @@ def memory_document(memory: Memory) -> dict[str, Any]:
         doc["place"] = memory.place
     if memory.domain:
         doc["domain"] = memory.domain
+    if memory.pinned:
+        doc["pinned"] = True
+    if memory.written_by is not None:
+        doc["written_by"] = memory.written_by
     if memory.tier is Tier.ARCHIVED:
         doc["archived_at"] = iso(memory.archived_at) if memory.archived_at else None
         doc["archived_reason"] = memory.archived_reason
@@ -149,6 +159,7 @@ def _memory_from(doc: Mapping[str, Any], owner: str, subject: str | None, tier: 
         "source_turns": doc.get("source_turns", []), "traits": doc.get("traits", []),
         "place": doc.get("place"), "domain": doc.get("domain"),
         "archived_at": doc.get("archived_at"), "archived_reason": doc.get("archived_reason"),
+        "pinned": doc.get("pinned", False), "written_by": doc.get("written_by"),
     })
 
 
@@ -294,4 +305,5 @@ def _import_character(world: World, doc: Mapping[str, Any], *, replace: bool,
     import_evolution(world, owner, doc)
     import_network(world, owner, doc)
     import_knowing(world, owner, doc)
+    import_edits_section(world, owner, doc)
     return owner

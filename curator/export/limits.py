@@ -40,6 +40,9 @@ TEXT_CAPS: dict[str, int] = {
     "persona": MAX_PERSONA, "name": 200, "immediate_context": MAX_TEXT, "long_term_summary": MAX_TEXT,
     "event": MAX_TEXT, "content": MAX_REALITY, "emotional_impact": 100, "traits": 64, "place": 200,
     "domain": 100, "id": 200, "kind": 64, "label": 64, "reason": MAX_TEXT, "archived_reason": MAX_TEXT,
+    # hand edits (m011): who, what, the text before and after
+    "written_by": 200, "by": 200, "memory_id": 200, "action": 16, "before": MAX_TEXT, "after": MAX_TEXT,
+    "at": 64,
 }
 # Keys that hold a world time, whose latest is the time a document's clock is checked against:
 # what happened in the game. Not `created_at`/`updated_at`: a character, block or passage made

@@ -9,7 +9,8 @@ settings from arguments or the environment (`settings`), whether a model can be 
 and a cool-down when it cannot (`health`), the call log (`calls`), model budgets per
 character or group (`budget`), the gate that holds a round's requests to them (`gate`) and
 the spend per character and game day read from the call log (`spend`), recorded and
-scripted fixtures replayed through respx (`fixtures`), a stub OpenAI-compatible server for
+scripted fixtures replayed through respx (`fixtures`), decisions taken back from the call log
+when a world is rebuilt (`replay`), a stub OpenAI-compatible server for
 tests and benchmarks (`stub_server`), and offline token counting (`tokens`).
 
 May import: `curator.domain` and `curator.store` (the call log's table). Never the turn flow,

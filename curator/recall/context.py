@@ -243,6 +243,8 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
     chosen = 0
     how = known_how(world, [r.memory for r in ranked] + list(window.values()))
     for r in ranked:
+        if r.memory.archived_reason == "forgotten_by_designer":  # taken out of mind by hand
+            continue
         memories[r.memory.id] = r.memory
         fields = _memory_fields(r.memory, owner, r.parts.strength, how.get(r.memory.id, ""))
         score = {k: v for k, v in vars(r.parts).items()}

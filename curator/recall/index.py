@@ -25,7 +25,7 @@ _MARKED = re.compile("\x01(.*?)\x02", re.S)
 _ALL_MEMORIES = (f"{SELECT_MEMORY}, 0, null, null from memories where {{where}} union all "
                  f"{SELECT_MEMORY}, 1, archived_at, archived_reason from memory_archive where {{where}}")
 _FACT_COLUMNS = ("seq, subject, content, kind, valence, importance, tier, strength, strength_at, "
-                 "recall_count, last_recalled, created_at")
+                 "recall_count, last_recalled, created_at, pinned or written_by is not null")
 
 
 class Facts(NamedTuple):
@@ -43,12 +43,13 @@ class Facts(NamedTuple):
     recall_count: int
     last_recalled: datetime
     created_at: datetime
+    protected: bool = False  # pinned or written by a designer (m011): it does not fade
 
 
 def _facts(row: tuple[Any, ...], archived: bool) -> Facts:
     return Facts(int(row[0]), row[1], row[2], MemoryKind(row[3]), row[4], row[5],
                  Tier.ARCHIVED if archived else Tier(row[6]), row[7], _dt(row[8] or row[11]), row[9],
-                 _dt(row[10]), _dt(row[11]))
+                 _dt(row[10]), _dt(row[11]), bool(row[12]))
 
 
 def search_memories(world: World, owner: str, match: str, limit: int
@@ -130,11 +131,13 @@ def domain_seqs(world: World, owner: str, domain: str, limit: int) -> list[int]:
 
 
 def latest_seqs(world: World, owner: str, limit: int) -> list[int]:
-    """The seqs of the owner's newest memories, live or archived, newest first."""
+    """The seqs of the owner's newest memories, live or archived, newest first; not those a
+    designer forgot (api/editing.py)."""
     found: list[int] = []
-    for table in ("memories", "memory_archive"):
+    for table, kept in (("memories", ""),
+                        ("memory_archive", "and archived_reason is not 'forgotten_by_designer'")):
         found += [r[0] for r in world.conn.execute(
-            f"select seq from {table} where owner = ? order by seq desc limit ?", (owner, limit))]
+            f"select seq from {table} where owner = ? {kept} order by seq desc limit ?", (owner, limit))]
     return sorted(found, reverse=True)[:limit]
 
 

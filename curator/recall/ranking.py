@@ -304,7 +304,7 @@ def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weight
     w = weights
     for seq, f in facts.items():
         strength = f.strength
-        if now is not None and f.tier is Tier.RECENT:
+        if now is not None and f.tier is Tier.RECENT and not f.protected:
             strength = faded[seq] = faded_value(f.kind, f.importance, f.recall_count, f.tier, f.strength,
                                                 f.strength_at, now)
         age = max(0.0, (now - f.last_recalled).total_seconds()) if now is not None else 0.0

@@ -15,6 +15,7 @@ from sqlite_utils.migrations import Migrations
 from curator.store.m004_recall import M004_SCRIPT
 from curator.store.m012_knowing import M012_SCRIPT
 from curator.store.m013_budgets import create_budgets
+from curator.store.saves_schema import SAVES_SCHEMA
 
 migrations = Migrations("curator")
 
@@ -285,6 +286,15 @@ def m010_character_clocks(db: Database) -> None:
     db.table("characters").add_column("clock", str)
     db.conn.execute("update characters set clock = (select value from meta where key = 'clock')")
 
+
+@migrations()
+def m011_saves_and_edits(db: Database) -> None:
+    """Saves and hands-on editing (issue #18): pins and designer marks on memories, the log of
+    hand edits, the operations log, rewinds and what they set aside (saves_schema.py)."""
+    for table in ("memories", "memory_archive"):
+        db.table(table).add_column("pinned", int, not_null_default=0)
+        db.table(table).add_column("written_by", str)
+    _run_script(db.conn, SAVES_SCHEMA)
 
 
 @migrations()

@@ -16,7 +16,7 @@ from curator.domain.models import Memory, MemoryKind, Tier, iso
 
 MEMORY_FIELDS = ("id", "seq", "owner", "subject", "content", "kind", "emotional_impact", "valence",
                  "importance", "tier", "strength", "strength_at", "recall_count", "last_recalled",
-                 "created_at", "source_turns", "traits", "place", "domain")
+                 "created_at", "source_turns", "traits", "place", "domain", "pinned", "written_by")
 SELECT_MEMORY = "select " + ", ".join(MEMORY_FIELDS)
 _dt = datetime.fromisoformat
 
@@ -26,7 +26,7 @@ def memory_row(memory: Memory, seq: int) -> tuple[Any, ...]:
             memory.emotional_impact, memory.valence, memory.importance, memory.tier.value,
             memory.strength, iso(memory.strength_at or memory.created_at), memory.recall_count,
             iso(memory.last_recalled), iso(memory.created_at), json.dumps(memory.source_turns),
-            json.dumps(memory.traits), memory.place, memory.domain)
+            json.dumps(memory.traits), memory.place, memory.domain, int(memory.pinned), memory.written_by)
 
 
 def archived_from_row(row: tuple[Any, ...]) -> Memory:
@@ -45,7 +45,7 @@ def memory_from_row(row: tuple[Any, ...]) -> Memory:
         "strength": row[10], "recall_count": row[12], "last_recalled": _dt(row[13]),
         "created_at": _dt(row[14]), "strength_at": _dt(row[11]) if row[11] else None,
         "source_turns": _list(row[15]), "traits": _list(row[16]), "place": row[17], "domain": row[18],
-        "archived_at": None, "archived_reason": None})
+        "archived_at": None, "archived_reason": None, "pinned": bool(row[19]), "written_by": row[20]})
 
 
 def _list(text: str | None) -> list[Any]:

@@ -33,6 +33,7 @@ _ARCHIVE = (f"insert into memory_archive ({', '.join(MEMORY_FIELDS)}, archived_a
 _GONE = ("(not exists (select 1 from memories where id = {column}) "
          "and not exists (select 1 from memory_archive where id = {column}))")
 _dt = datetime.fromisoformat
+_CURATED = "pinned = 0 and written_by is null"  # what curation may fade, push out or consolidate
 
 
 class World(Transactions):
@@ -53,9 +54,13 @@ class World(Transactions):
         value = self.meta("clock")
         return None if value is None else _dt(value)
 
+    # A rebuild replaying an operation made before the first turn sets this to the wall time the
+    # operation was made at (api/replay.py), so what it stamps is stamped as it was.
+    wall: datetime | None = None
+
     def now(self) -> datetime:
         """What time it is for a write: the world clock once a turn has set it, else UTC now."""
-        return self.clock() or datetime.now(UTC)
+        return self.clock() or self.wall or datetime.now(UTC)
 
     def character_clocks(self, ids: list[str]) -> dict[str, datetime]:
         """The clocks of those of `ids` that have one: the time of the last turn each perceived."""
@@ -279,8 +284,10 @@ class World(Transactions):
         core: list[Memory] = []
         # "+seq": sort the few rows of (owner, subject) found by its index; the planner would
         # otherwise walk all the owner's memories in seq order to skip the sort (3x slower).
+        # Pinned and designer-written memories (m011) stand apart from curation: a turn never
+        # fades, pushes out, consolidates or supersedes them. Recall and export read them.
         for row in self.conn.execute(f"{SELECT_MEMORY} from memories where owner = ? and subject is ? "
-                                     "order by +seq", (owner, subject)):
+                                     f"and {_CURATED} order by +seq", (owner, subject)):
             (recent if row[9] == "recent" else core).append(memory_from_row(row))
         return recent, core
 
@@ -288,7 +295,8 @@ class World(Transactions):
         """Every recent-tier memory whose strength was last set before `until` (for fading);
         with `limit`, the first `limit` of them."""
         rows = self.conn.execute(
-            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? order by seq "
+            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? and {_CURATED} "
+            "order by seq "
             "limit ?", (iso(until), -1 if limit is None else limit)).fetchall()
         return (memory_from_row(row) for row in rows)
 

@@ -17,7 +17,7 @@ from typing import Literal
 from curator.domain.config import CuratorConfig
 from curator.domain.construct import trusted
 from curator.domain.fading import faded_strength
-from curator.domain.models import Memory, Tier, Turn, iso
+from curator.domain.models import LIVE_UNMARKED, Memory, Tier, Turn, iso
 from curator.domain.results import ChangeSet, SkippedDraft, SummaryChange
 from curator.evolution import attributes, practice
 from curator.model.decision import MemoryView
@@ -251,7 +251,7 @@ class Curation:
             "valence": draft.valence, "importance": kept.importance, "tier": Tier.RECENT, "strength": 1.0,
             "recall_count": 0, "last_recalled": turn.world_time, "created_at": turn.world_time,
             "strength_at": turn.world_time, "source_turns": [turn.id], "traits": list(draft.traits),
-            "place": turn.place, "domain": turn.domain, "archived_at": None, "archived_reason": None})
+            "place": turn.place, "domain": turn.domain, **LIVE_UNMARKED})
         if found is None:
             strongest()
         self.world.insert_memory(memory, self.seq)

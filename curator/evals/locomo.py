@@ -2,12 +2,13 @@
 
 LoCoMo (Maharana et al., ACL 2024) holds long two-person conversations in dated sessions,
 and questions whose evidence is a list of turn ids. Each conversation is played into a
-fresh world as turns: every utterance is a turn whose actor is the speaker (image captions
-included), at its session's date, observed by a character `listener` who forms one memory
-per utterance (formation thresholds are set to 0 for this: a listener keeps every
-utterance) and whose memories keep their source turn ids. For each question with evidence,
-`Curator.search` brings the listener's top k memories to mind, and recall@k is the share of
-the evidence turns among their sources. No model and no embeddings are involved.
+fresh world as turns (`play`): every utterance is a turn whose actor is the speaker (image
+captions included), at its session's date, observed by a character `listener` who forms
+one memory per utterance (formation thresholds are set to 0 for this: a listener keeps
+every utterance) and whose memories keep their source turn ids. For each question with
+evidence, `Curator.search` brings the listener's top k memories to mind, and recall@k is
+the share of the evidence turns among their sources (`score`). No model and no embeddings
+are involved. locomo_tuning.py scores recall so, leaving one conversation out.
 """
 
 from __future__ import annotations

@@ -282,12 +282,14 @@ def locomo_table(result: dict[str, Any], cutoffs: list[int]) -> list[str]:
     columns = [("held-out" if "fitted" in result else "", result)]
     if "fitted" in result:
         columns += [("fitted", result["fitted"]), ("shipped", result["shipped"])]
-    lines = ["  " + " " * 12 + "  ".join(f"{name:<{11 * len(cutoffs) - 2}}" for name, _ in columns).rstrip()]
     rows = [("overall", [c["recall"] for _, c in columns])]
     rows += [(name, [c["by_category"].get(name, {}) for _, c in columns]) for name in result["by_category"]]
-    for name, values in rows:
-        cells = ["  ".join(f"@{k} {100 * v.get(str(k), 0.0):5.1f}" for k in cutoffs) for v in values]
-        lines.append(f"  {name:<12}" + "  ".join(cells))
+    table = [(name, ["  ".join(f"@{k} {100 * v.get(str(k), 0.0):5.1f}" for k in cutoffs) for v in values])
+             for name, values in rows]
+    widths = [len(cell) for cell in table[0][1]]
+    head = "  ".join(f"{name:<{w}}" for (name, _), w in zip(columns, widths, strict=True))
+    lines = ["  " + " " * 12 + head.rstrip()]
+    lines += [f"  {name:<12}" + "  ".join(cells) for name, cells in table]
     return lines if "fitted" in result else lines[1:]
 
 

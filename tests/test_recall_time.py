@@ -50,3 +50,13 @@ def test_irregular_verb_forms_share_a_lemma_and_other_words_are_themselves() -> 
     assert lemma("went") == lemma("gone") == lemma("goes") == "go"
     assert lemma("Said") == "say" and lemma("bought") == "buy"
     assert lemma("painted") == "painted" and lemma("river") == "river"  # stemming's work, not this
+
+
+def test_a_query_without_a_clock_reads_only_the_dates_it_names_outright() -> None:
+    from datetime import date
+
+    from curator.recall.query import read_query
+
+    query = read_query("What did Ann do last week, and on 3 May 2023?")
+    assert [(s.first.isoformat(), s.grain) for s in query.times(None)] == [("2023-05-03", "day")]
+    assert [s.grain for s in query.times(date(2023, 7, 15))] == ["week", "day"]

@@ -66,6 +66,7 @@ def _days(text: str, today: date) -> list[tuple[str, str, str]]:
     ("last summer", SAT, "2022-06-01", "2022-08-31", "season"),  # this summer is not over
     ("last summer", date(2023, 10, 1), "2023-06-01", "2023-08-31", "season"),
     ("this winter", date(2024, 1, 10), "2023-12-01", "2024-02-29", "season"),
+    ("We swam a lot during the summer", SAT, "2023-06-01", "2023-08-31", "season"),
 ])
 def test_a_phrase_is_read_as_the_days_it_speaks_of(text: str, today: date, first: str, last: str,
                                                    grain: str) -> None:
@@ -91,6 +92,8 @@ def test_a_relative_phrase_is_anchored_to_the_date_after_it(text: str, first: st
     "I have been playing for about four months now.",  # a duration, not a time
     "Recently things have been hectic.",  # no day to name
     "The 2023 team won.",  # a year as a name, no preposition
+    "Bear drinks at the spring.",  # a well, not a season
+    "After the fall he limps.",
     "",
 ])
 def test_text_that_names_no_day_gives_no_span(text: str) -> None:

@@ -72,7 +72,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx, re.IGNOREC
     ("on_day", rf"\b(?:on\s+)?{_DAY_RE}\b"),
     ("rel_unit", r"\b(last|this|next|past|previous|coming|following)\s+(week|weekend|month|year)\b"),
     ("the_unit_before", r"\bthe\s+(week|weekend|month|year|day)\s+(before|after)\b"),
-    ("season", r"\b(?:(last|this|next)\s+|the\s+|in\s+(?:the\s+)?)(spring|summer|autumn|fall|winter)\b"),
+    # "the spring" and "the fall" alone are a well and a tumble as often as seasons
+    ("season", r"\b(?:(last|this|next)\s+|(?:in|during|over)\s+(?:the\s+)?)"
+               r"(spring|summer|autumn|fall|winter)\b"),
 ]]
 _ANCHOR = re.compile(rf"\s*(?:,\s*)?(before|after|prior to)\s+(?:the\s+)?"
                      rf"(?:(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH_RE},?\s*(\d{{4}})|"

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
         Turn,
         display_name,
     )
+    from curator.domain.relevance import RelevanceWeights
     from curator.domain.results import ChangeSet, StepRecord, TurnReading, TurnResult
     from curator.evolution.personality import AttributeChange, Drift, PersonalitySnapshot
     from curator.evolution.report import EvolutionReport
@@ -90,6 +91,7 @@ _EXPORTS = {
     "EvolutionConfig": "curator.domain.config",
     "Lens": "curator.domain.config",
     "RecallConfig": "curator.domain.config",
+    "RelevanceWeights": "curator.domain.relevance",
     "BlockExists": "curator.domain.errors",
     "BlockNotShared": "curator.domain.errors",
     "BlockTooLarge": "curator.domain.errors",
@@ -219,6 +221,7 @@ __all__ = [
     "RecallConfig",
     "Recalled",
     "Relationship",
+    "RelevanceWeights",
     "RewindRefused",
     "StepRecord",
     "Tell",

@@ -19,7 +19,8 @@ p95(last 1,000) ≤ 1.5 × p95(first 1,000).
 
 `context` measures context assembly for a character with 10,000 memories in a world of
 1,000 characters (evals/bench_context.py); `locomo` prints LoCoMo retrieval recall@k by
-category and its run time (curator/locomo.py):
+category and its run time, left one conversation out with the fitted and shipped figures
+beside it (curator/evals/locomo_tuning.py; --no-tune: the shipped weights alone):
 
     python -m evals.bench context
     python -m evals.bench locomo ../shared/data/locomo/locomo-dev.json
@@ -155,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     locomo = commands.add_parser("locomo", help="LoCoMo retrieval recall@k and its run time")
     locomo.add_argument("path", nargs="?", default="../shared/data/locomo/locomo-dev.json")
     locomo.add_argument("--json", action="store_true", help="print one JSON object")
+    locomo.add_argument("--no-tune", action="store_true",
+                        help="the shipped weights alone (no leave-one-conversation-out)")
     args = parser.parse_args(argv)
     if args.command == "context":
         from evals.bench_context import bench_context, format_context_report
@@ -180,17 +183,22 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measured, indent=2) if args.json else format_calls(measured))
         return 0
     if args.command == "locomo":
-        from curator.evals.locomo import evaluate
+        from curator.evals.locomo_tuning import evaluate
 
         started = time.perf_counter()
-        scores = evaluate(args.path, [5, 10, 25, 50])
+        scores = evaluate(args.path, [5, 10, 25, 50], tune=not args.no_tune)
         seconds = round(time.perf_counter() - started, 1)
         if args.json:
             print(json.dumps({**scores, "seconds": seconds}, indent=2))
         else:
             print(f"LoCoMo retrieval: {scores['questions']} questions in {seconds} s")
-            for name, values in [("overall", scores["recall"]), *scores["by_category"].items()]:
-                print(f"  {name:<12} " + "  ".join(f"@{k} {100 * v:5.1f}" for k, v in values.items()))
+            figures = [("", scores)] if args.no_tune else [
+                ("held out", scores), ("fitted", scores["fitted"]), ("shipped", scores["shipped"])]
+            for label, result in figures:
+                if label:
+                    print(f" {label}")
+                for name, values in [("overall", result["recall"]), *result["by_category"].items()]:
+                    print(f"  {name:<12} " + "  ".join(f"@{k} {100 * v:5.1f}" for k, v in values.items()))
         return 0
     if args.command == "llm":
         from evals.bench_llm import bench_llm, format_llm_report

@@ -31,9 +31,9 @@ FUNCTIONS=(
     # recall: the score (lexical_relevance's weights are measured on LoCoMo by `evals.bench`)
     "curator.recall.ranking.x_rank__mutmut_*"
     "curator.recall.ranking.x_refresh_recalled__mutmut_*"
-    "curator.recall.ranking.x__spread__mutmut_*"
-    "curator.recall.ranking.x__episodes__mutmut_*"
-    "curator.recall.ranking.x__cue__mutmut_*"
+    "curator.recall.relevance.x__spread__mutmut_*"
+    "curator.recall.relevance.x__episodes__mutmut_*"
+    "curator.recall.relevance.x__cue__mutmut_*"
     # fading, whole; dedup's rules (not its word helpers attempt_objects and _singular)
     "curator.domain.fading.*"
     "curator.turn.dedup.x_find_repeat__mutmut_*"

@@ -15,7 +15,8 @@ from curator import Curator, MemoryKind, Tier
 from curator.domain.fading import faded_strength
 from curator.recall.index import Facts
 from curator.recall.query import read_query
-from curator.recall.ranking import Recalled, _cue, _episodes, _spread, rank, refresh_recalled
+from curator.recall.ranking import Recalled, rank, refresh_recalled
+from curator.recall.relevance import _cue, _episodes, _spread
 
 
 def test_recall_scores_a_recent_memory_by_its_strength_faded_to_now(make_turn: TurnFactory) -> None:
@@ -83,7 +84,7 @@ def test_a_list_question_keeps_an_episodes_best_two_and_turns_down_the_rest() ->
 ])
 def test_a_how_long_or_how_many_question_lifts_a_memory_holding_its_answer(question: str, content: str,
                                                                             cue: float) -> None:
-    assert _cue(read_query(question), content) == cue
+    assert _cue(read_query(question), content, 0.5) == cue
 
 
 def test_recall_refreshes_a_recent_memory_from_its_faded_strength(make_turn: TurnFactory) -> None:

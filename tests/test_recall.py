@@ -217,7 +217,7 @@ def test_a_question_after_several_answers_is_read_as_a_list(question: str, wants
 
 
 def test_list_questions_spread_the_top_over_episodes() -> None:
-    from curator.recall.ranking import EPISODE_DECAY, _spread
+    from curator.recall.relevance import EPISODE_DECAY, _spread
 
     # Episode 0 holds the four best matches, episode 1 a weaker one.
     raw = {1: 1.0, 2: 0.95, 3: 0.9, 4: 0.85, 10: 0.7}
@@ -230,7 +230,7 @@ def test_list_questions_spread_the_top_over_episodes() -> None:
 
 
 def test_quoted_speech_about_the_speaker_lends_and_speech_to_the_hearer_costs() -> None:
-    from curator.recall.ranking import ADDRESS_WEIGHT, SELF_WEIGHT, _speech
+    from curator.recall.relevance import ADDRESS_WEIGHT, SELF_WEIGHT, _speech
 
     assert _speech('I watched Mel: Mel says to Caro: "I painted a horse last week."') == SELF_WEIGHT
     assert _speech('Mel says to Caro: \u201cMy kids loved the beach.\u201d') == SELF_WEIGHT

@@ -246,14 +246,18 @@ def diff_command(a: Path, b: Path, as_json: bool) -> None:
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--k", "ks", default="5,10,25,50", show_default=True,
               help="Comma-separated cut-offs for recall@k")
+@click.option("--tune/--no-tune", default=True, show_default=True,
+              help="Score leaving one conversation out (minutes); --no-tune: the shipped weights alone")
 @json_option
 @one_line_errors
-def locomo_command(path: Path, ks: str, as_json: bool) -> None:
+def locomo_command(path: Path, ks: str, tune: bool, as_json: bool) -> None:
     """Retrieval recall@k on LoCoMo conversations (no model, no embeddings).
 
     Plays each conversation into a scratch world (every utterance a turn, observed by a
-    listener), then asks recall for each question's evidence turns."""
-    from curator.evals.locomo import evaluate
+    listener), then asks recall for each question's evidence turns. The headline figure
+    leaves one conversation out: relevance's weights chosen on the others, scored on it;
+    the fitted figure (chosen on all) and the shipped weights' are beside it."""
+    from curator.evals.locomo_tuning import evaluate
 
     try:
         cutoffs = sorted({int(k) for k in ks.split(",") if k.strip()})
@@ -263,16 +267,30 @@ def locomo_command(path: Path, ks: str, as_json: bool) -> None:
         raise click.BadParameter("--k takes positive numbers like 5,10,25")
     started = time.perf_counter()
     quiet = as_json or not sys.stderr.isatty()
-    result = evaluate(path, cutoffs, progress=None if quiet else lambda line: click.echo(line, err=True))
+    result = evaluate(path, cutoffs, tune=tune,
+                      progress=None if quiet else lambda line: click.echo(line, err=True))
     if as_json:
         print_json(result)
         return
     seconds = time.perf_counter() - started
-    head = "  ".join(f"@{k} {100 * result['recall'][str(k)]:5.1f}" for k in cutoffs)
     click.echo(f"LoCoMo retrieval, {result['questions']} questions, {seconds:.1f} s")
-    click.echo(f"  {'overall':<12} {head}")
-    for name, values in result["by_category"].items():
-        click.echo(f"  {name:<12} " + "  ".join(f"@{k} {100 * values[str(k)]:5.1f}" for k in cutoffs))
+    click.echo("\n".join(locomo_table(result, cutoffs)))
+
+
+def locomo_table(result: dict[str, Any], cutoffs: list[int]) -> list[str]:
+    """Recall@k overall and by category: held out, and beside it fitted and shipped when tuned."""
+    columns = [("held-out" if "fitted" in result else "", result)]
+    if "fitted" in result:
+        columns += [("fitted", result["fitted"]), ("shipped", result["shipped"])]
+    rows = [("overall", [c["recall"] for _, c in columns])]
+    rows += [(name, [c["by_category"].get(name, {}) for _, c in columns]) for name in result["by_category"]]
+    table = [(name, ["  ".join(f"@{k} {100 * v.get(str(k), 0.0):5.1f}" for k in cutoffs) for v in values])
+             for name, values in rows]
+    widths = [len(cell) for cell in table[0][1]]
+    head = "  ".join(f"{name:<{w}}" for (name, _), w in zip(columns, widths, strict=True))
+    lines = ["  " + " " * 12 + head.rstrip()]
+    lines += [f"  {name:<12}" + "  ".join(cells) for name, cells in table]
+    return lines if "fitted" in result else lines[1:]
 
 
 JUDGE_DIR = Path("evals") / "judge"

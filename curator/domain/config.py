@@ -10,6 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, model_validator
 
 from curator.domain.models import MemoryKind, normalize_label
+from curator.domain.relevance import RelevanceWeights
 
 # The evolution system's MemoryFormation.SIGNIFICANCE_THRESHOLDS, plus the game kinds.
 FORMATION_THRESHOLDS: dict[MemoryKind, float] = {
@@ -57,6 +58,7 @@ class RecallConfig(BaseModel):
     """Recall and context assembly: scoring weights, search shape and the context's parts."""
 
     weights: RecallWeights = Field(default_factory=RecallWeights)
+    relevance: RelevanceWeights = Field(default_factory=RelevanceWeights)  # the cues beyond the words
     # `search()` ranks by what matches the words; the other parts only break near-ties.
     search_weights: RecallWeights = Field(default_factory=lambda: RecallWeights(
         relevance=1.0, recency=0.02, strength=0.02, importance=0.02, core=0.02, present=0.0, domain=1.0))

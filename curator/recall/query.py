@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from curator.recall.when import Span, read_times
+
 # Function words. Verbs that carry content in talk ("like", "feel", "get") are not among
 # them: leaving them out of questions cost 0.6 @5 on LoCoMo.
 STOPWORDS = frozenset([
@@ -77,6 +79,13 @@ class Query:
     wants_duration: bool = False  # "how long …"
     wants_number: bool = False  # "how many / how often …"
     wants_list: bool = False  # several answers: "what activities …", "both", "in common"
+
+    def times(self, today: date | None) -> tuple[Span, ...]:
+        """The spans of days the text speaks of, relative phrases ("last week") read against
+        `today`; without one, only the dates it names outright."""
+        if today is None:
+            return tuple(Span(first, last, "day" if first == last else "month") for first, last in self.dates)
+        return read_times(self.text, today)
 
     def fts(self) -> str | None:
         """An FTS5 MATCH expression: any term in a memory's text, or a memory about a character

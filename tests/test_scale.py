@@ -4,10 +4,14 @@ benchmark's turn stream and its report. No timed assertions: figures are the ben
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from curator import Curator, time_writes
+from curator.api import cycles
 from evals.scale_world import game_turns
 
 
@@ -149,3 +153,40 @@ def test_the_garbage_collector_waits_while_a_write_transaction_is_open(tmp_path:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _faded_state(curator: Curator) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], str | None]:
+    conn = curator.world.conn
+    live = conn.execute("select id, tier, round(strength, 9), strength_at from memories order by seq").fetchall()
+    archived = conn.execute("select id, archived_reason from memory_archive order by seq").fetchall()
+    return live, archived, curator.world.meta("clock")
+
+
+def _many_memories(path: Path) -> None:
+    with Curator(path) as curator:
+        curator.observe_many(list(game_turns(150, characters=12, active=8, seed=7)))
+
+
+@pytest.mark.parametrize(("batch", "budget"), [(4, 10.0), (500, 0.0), (1, 10.0)])
+def test_fading_in_short_batches_fades_as_one_batch_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         batch: int, budget: float) -> None:
+    """Fading walks on from where the last batch stopped, cut at FADE_BATCH memories or when
+    its time (FADE_BUDGET) is up: every memory is faded once, as one big batch fades them,
+    and with no time at all each transaction still fades one memory (it always moves on)."""
+    _many_memories(tmp_path / "one.db")
+    shutil.copyfile(tmp_path / "one.db", tmp_path / "many.db")
+    until = "2025-03-01T00:00:00Z"  # far enough that some fade out and are archived
+    with Curator(tmp_path / "one.db") as one:
+        recent = one.world.conn.execute("select count(*) from memories where tier = 'recent'").fetchone()[0]
+        whole = one.fade(until)
+        expected = _faded_state(one)
+    monkeypatch.setattr(cycles, "FADE_BATCH", batch)
+    monkeypatch.setattr(cycles, "FADE_BUDGET", budget)
+    held: list[float] = []
+    with Curator(tmp_path / "many.db") as many, time_writes(held.append):
+        parts = many.fade(until)
+        assert _faded_state(many) == expected
+    assert [m.memory_id for m in parts.forgotten] == [m.memory_id for m in whole.forgotten]
+    assert whole.forgotten and recent > 100 and len(whole.forgotten) < recent
+    per = 1 if budget == 0.0 else batch
+    assert len(held) == -(-recent // per) + (1 if recent % per == 0 else 0)

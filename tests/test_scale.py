@@ -157,7 +157,8 @@ def test_the_garbage_collector_waits_while_a_write_transaction_is_open(tmp_path:
 
 def _faded_state(curator: Curator) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], str | None]:
     conn = curator.world.conn
-    live = conn.execute("select id, tier, round(strength, 9), strength_at from memories order by seq").fetchall()
+    live = conn.execute("select id, tier, round(strength, 9), strength_at from memories "
+                        "order by seq").fetchall()
     archived = conn.execute("select id, archived_reason from memory_archive order by seq").fetchall()
     return live, archived, curator.world.meta("clock")
 

@@ -36,7 +36,8 @@ def test_the_streamed_export_is_the_whole_document_byte_for_byte(valley_file: Pa
                                                                  ensure_ascii: bool) -> None:
     with Curator(valley_file) as world:
         whole = json.dumps(world.export_world(), indent=indent, ensure_ascii=ensure_ascii)
-        assert json.loads(whole)["evolution_reports"] and "Zoë" in world.export_character("heron")["character"]["persona"]
+        assert json.loads(whole)["evolution_reports"]
+        assert "Zoë" in world.export_character("heron")["character"]["persona"]
         streamed = "".join(world.export_world_chunks(indent=indent, ensure_ascii=ensure_ascii))
         out = io.StringIO()
         written = world.export_world_to(out, indent=indent, ensure_ascii=ensure_ascii)
@@ -48,7 +49,8 @@ def test_only_keeps_the_named_characters_and_an_empty_world_streams_too(valley_f
                                                                        tmp_path: Path) -> None:
     with Curator(valley_file) as world:
         document = world.export_world()
-        document["characters"] = [d for d in document["characters"] if d["character"]["id"] in ("owl", "bear")]
+        document["characters"] = [d for d in document["characters"]
+                                  if d["character"]["id"] in ("owl", "bear")]
         assert len(document["characters"]) == 2
         assert "".join(world.export_world_chunks(only={"owl", "bear", "nobody"})) == json.dumps(document)
     with Curator(tmp_path / "empty.db") as empty:

@@ -191,3 +191,18 @@ def test_fading_in_short_batches_fades_as_one_batch_does(tmp_path: Path, monkeyp
     assert whole.forgotten and recent > 100 and len(whole.forgotten) < recent
     per = 1 if budget == 0.0 else batch
     assert len(held) == -(-recent // per) + (1 if recent % per == 0 else 0)
+
+
+def test_settle_waits_for_the_checkpoint_pass_under_way(tmp_path: Path) -> None:
+    """A world that started no checkpoint has nothing to wait for; after a commit that wakes
+    the thread, settle returns once its pass has run (the log then fully copied)."""
+    path = tmp_path / "world.db"
+    with Curator(path) as world:
+        checkpointer = world.world.checkpointer
+        assert checkpointer is not None and checkpointer.settle(0.0)
+        checkpointer.pages = 1
+        world.observe(_turn(1, "bear", observers=("fox",)))
+        assert checkpointer.settle(10.0)
+        assert checkpointer.runs >= 1 and checkpointer.last is not None
+        busy, frames, copied = checkpointer.last
+        assert busy == 0 and frames == copied

@@ -37,6 +37,7 @@ from curator.turn.pipeline import Curation
 
 FADE_BATCH = 500  # at most this many memories faded per transaction ...
 FADE_BUDGET = 0.05  # ... and none more once it has held the write lock this long (seconds)
+FADE_SETTLE = 0.25  # at most this long waiting between batches for a checkpoint under way (seconds)
 
 
 def fade_in_batches(world: Callable[[], World], config: CuratorConfig, decider: Decider, when: datetime,
@@ -44,7 +45,8 @@ def fade_in_batches(world: Callable[[], World], config: CuratorConfig, decider: 
     """Fade every recent memory to `when`, in short transactions, each walking on from the
     seq where the last one stopped and stopping at `FADE_BATCH` memories or once it has
     held the write lock for `FADE_BUDGET`, whichever comes first: under load a fixed count
-    of 500 took 177-440 ms a batch at 10,000 characters. The first refuses a `when` before
+    of 500 took 177-440 ms a batch at 10,000 characters. Between batches it lets a background
+    checkpoint under way finish (at most `FADE_SETTLE`). The first refuses a `when` before
     the world clock (`field` names the argument); the changes of all of them."""
     changes = ChangeSet()
     first = True
@@ -60,6 +62,9 @@ def fade_in_batches(world: Callable[[], World], config: CuratorConfig, decider: 
             curation = Curation(store, config, decider)
             after = curation.fade_to(when, after=after, limit=FADE_BATCH, deadline=deadline)
         changes.forgotten.extend(curation.changes.forgotten)
+        checkpointer = world().checkpointer
+        if after is not None and checkpointer is not None:
+            checkpointer.settle(FADE_SETTLE)  # the log copied before the next batch (checkpoint.py)
     return changes
 
 

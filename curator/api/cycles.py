@@ -37,6 +37,7 @@ from curator.turn.pipeline import Curation
 
 FADE_BATCH = 500  # at most this many memories faded per transaction ...
 FADE_BUDGET = 0.05  # ... and none more once it has held the write lock this long (seconds)
+FADE_READ = 100  # memories read per statement within a batch
 FADE_SETTLE = 0.25  # at most this long waiting between batches for a checkpoint under way (seconds)
 
 
@@ -60,12 +61,34 @@ def fade_in_batches(world: Callable[[], World], config: CuratorConfig, decider: 
                     raise InvalidInput(f"{iso(when)} is before the world clock {iso(clock)}", field=field)
                 first = False
             curation = Curation(store, config, decider)
-            after = curation.fade_to(when, after=after, limit=FADE_BATCH, deadline=deadline)
+            after = _fade_batch(curation, when, after, deadline)
         changes.forgotten.extend(curation.changes.forgotten)
         checkpointer = world().checkpointer
         if after is not None and checkpointer is not None:
             checkpointer.settle(FADE_SETTLE)  # the log copied before the next batch (checkpoint.py)
     return changes
+
+
+def _fade_batch(curation: Curation, when: datetime, after: int, deadline: float) -> int | None:
+    """One batch: recent memories faded to `when` (archived when faded out) in seq order from
+    the first after `after`, read a few at a time (a batch its deadline cuts short read few
+    it left), until FADE_BATCH of them or the deadline; the world clock set to `when`.
+    Returns the seq to go on from, None when none is left."""
+    world, done = curation.world, 0
+    world.set_meta("clock", iso(when))
+    while done < FADE_BATCH:
+        asked = min(FADE_READ, FADE_BATCH - done)
+        read = 0
+        for seq, memory in world.recent_memories_before(when, after=after, limit=asked):
+            read, after = read + 1, seq
+            if not curation.fade_memory(memory, when):
+                world.update_memory(memory)
+            if time.perf_counter() > deadline:
+                return after
+        if read < asked:
+            return None
+        done += read
+    return after
 
 
 def cycle_units(world: Callable[[], World], config: CuratorConfig, when: datetime,

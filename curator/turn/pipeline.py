@@ -10,14 +10,13 @@ older memory out of the recent window.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
 from curator.domain.config import CuratorConfig
 from curator.domain.fading import faded_strength
-from curator.domain.models import Memory, Tier, Turn, iso, trusted
+from curator.domain.models import Memory, Tier, Turn, trusted
 from curator.domain.results import ChangeSet, SkippedDraft, SummaryChange
 from curator.evolution import attributes, practice
 from curator.model.decision import MemoryView
@@ -42,8 +41,6 @@ from curator.turn.narration import retell
 from curator.turn.perspective import Aliases
 from curator.turn.summaries import summary_tone
 from curator.turn.threads import Thread, clamp, memory_change, memory_id, unseen_intent
-
-_FADE_READ = 100  # memories read per statement while fading (fade_to)
 
 
 @dataclass
@@ -87,35 +84,6 @@ class Curation:
         thread = Thread(owner, None, *self.world.live_memories(owner, None))
         self.fade_thread(thread, now)
         return thread
-
-    def fade_to(self, now: datetime, *, after: int = 0, limit: int | None = None,
-                deadline: float | None = None) -> int | None:
-        """Fade recent memories (from the first after seq `after`; at most `limit` of them, and
-        none more once `time.perf_counter()` passes `deadline`) to world time `now`, archiving
-        the faded-out, and set the world clock there. Returns the seq of the last memory
-        faded when it stopped before the end, None when none is left (`fade` and evolution
-        cycles start here)."""
-        left = limit
-        while left is None or left > 0:
-            # A few rows read at a time: a batch cut short by its deadline read few it left.
-            chunk = _FADE_READ if left is None else min(left, _FADE_READ)
-            memories = list(self.world.recent_memories_before(now, after=after, limit=chunk))
-            for seq, memory in memories:
-                if not self.fade_memory(memory, now):
-                    self.world.update_memory(memory)
-                after = seq
-                if deadline is not None and time.perf_counter() > deadline:
-                    break
-            else:
-                if len(memories) < chunk:
-                    self.world.set_meta("clock", iso(now))
-                    return None
-                if left is not None:
-                    left -= len(memories)
-                continue
-            break
-        self.world.set_meta("clock", iso(now))
-        return after
 
     def fade_memory(self, memory: Memory, now: datetime) -> bool:
         """Bring one memory's strength up to `now`; archive it as forgotten at zero (True)."""

@@ -9,6 +9,7 @@ errors as one line on stderr; how a character is put in words is show.py's.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterable
 from itertools import chain
 from pathlib import Path
@@ -137,8 +138,14 @@ def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> No
                 indent=2, ensure_ascii=False,
                 only={c.casefold() for c in characters} if characters else None)
         if out is None:
-            for chunk in chunks:
-                click.echo(chunk, nl=False)
+            # Spooled to a temporary file first: an error midway (a damaged page) then prints
+            # one line on stderr and nothing on stdout, as before, in bounded memory.
+            with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+                for chunk in chunks:
+                    spool.write(chunk)
+                spool.seek(0)
+                for block in iter(lambda: spool.read(1 << 16), ""):
+                    click.echo(block, nl=False)
             click.echo()
         else:
             write_out_chunks(out, chain(chunks, ["\n"]), db=db)

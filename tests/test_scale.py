@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +208,44 @@ def test_settle_waits_for_the_checkpoint_pass_under_way(tmp_path: Path) -> None:
         assert checkpointer.runs >= 1 and checkpointer.last is not None
         busy, frames, copied = checkpointer.last
         assert busy == 0 and frames == copied
+
+
+def test_turns_go_in_between_the_batches_of_a_fade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer of the world (a game server's turns) is not held up until fading ends:
+    with batches of 5 memories, its turns commit while the fade is still under way, and the
+    fade still reaches every memory the world held before it."""
+    path = tmp_path / "world.db"
+    _many_memories(path)
+    monkeypatch.setattr(cycles, "FADE_BATCH", 5)
+    until = "2025-02-01T00:00:00Z"
+    with Curator(path) as fader, Curator(path) as game:
+        before = {r[0] for r in fader.world.conn.execute("select id from memories where tier = 'recent'")}
+        fading = threading.Event()
+        turns_during: list[bool] = []
+        original = cycles._fade_batch
+
+        def slow_batch(*args: Any) -> int | None:
+            fading.set()
+            time.sleep(0.005)  # a batch's work, long enough for the game's turns to queue
+            return original(*args)
+
+        monkeypatch.setattr(cycles, "_fade_batch", slow_batch)
+        done = threading.Event()
+
+        def play() -> None:
+            fading.wait(10)
+            for n in range(1, 6):
+                game.observe({**_turn(n, "heron"), "id": f"during-{n}",
+                              "world_time": f"2025-02-0{n}T09:00:00Z"})
+                turns_during.append(not done.is_set())
+
+        player = threading.Thread(target=play)
+        player.start()
+        fader.fade(until)
+        done.set()
+        player.join(30)
+        # Every turn was observed, and at least the first while the fade was still going.
+        assert len(turns_during) == 5 and turns_during[0]
+        stamps = {r[0]: r[1] for r in fader.world.conn.execute("select id, strength_at from memories")}
+        archived = {r[0] for r in fader.world.conn.execute("select id from memory_archive")}
+        assert all(m in archived or stamps[m] >= "2025-02-01T00:00:00" for m in before)

@@ -8,9 +8,12 @@ keeps it for the next run), then, on a fresh copy of it:
   another copy, untimed) replayed as bare SQLite transactions, one per turn, on a third copy;
 - context: `Curator.context` (with its recall refresh, as a game calls it) for the characters
   with the most memories and for characters with few;
-- evolution: one cycle over the whole world at its clock, its total time and the longest any
-  one of its write transactions held the write lock (store/transactions.py `time_writes`);
-- export: `export_world` and its JSON, time and size; the world file's size;
+- fading: every memory faded to the world clock (`fade`), its time and its longest batch;
+- evolution: one cycle over the whole world at its clock, its total time (with that fading,
+  which a cycle does first) and the longest any one of its write transactions held the write
+  lock (store/transactions.py `time_writes`);
+- export: `export_world_to` (streamed) into a file, its time and size, and how much it raised
+  the process's peak memory; the world file's size;
 - `curator --help` in a fresh process, the median of five;
 - the process's peak memory (resource.getrusage) and the load average beside the figures.
 
@@ -21,7 +24,6 @@ keeps it for the next run), then, on a fresh copy of it:
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import resource
@@ -173,10 +175,18 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
                 r["context_longest_write_ms"] = round(hold * 1000, 1)
                 say(f"  context many p50/p95 {r['context_many_p50_ms']}/{r['context_many_p95_ms']} ms, "
                     f"few {r['context_few_p50_ms']}/{r['context_few_p95_ms']} ms, load {_load()}")
+                say("fading every memory to the world clock")
+                hold, started = 0.0, time.perf_counter()
+                curator.fade()
+                r["fade_seconds"] = round(time.perf_counter() - started, 1)
+                r["fade_longest_write_ms"] = round(hold * 1000, 1)
+                say(f"  fade {r['fade_seconds']} s, longest batch {r['fade_longest_write_ms']} ms, "
+                    f"load {_load()}")
                 say("an evolution cycle over the world")
                 hold, started = 0.0, time.perf_counter()
                 report = curator.evolve()
-                r["evolve_seconds"] = round(time.perf_counter() - started, 1)
+                # The cycle fades first; here fading was done (and timed) just before.
+                r["evolve_seconds"] = round(time.perf_counter() - started + r["fade_seconds"], 1)
                 r["evolve_longest_write_ms"] = round(hold * 1000, 1)
                 r["evolve_characters"] = len(report.characters)
                 r["load_evolve"] = _load()
@@ -187,16 +197,23 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
                 r["evolve_again_seconds"] = round(time.perf_counter() - started, 1)
                 r["evolve_again_characters"] = len(again.characters)
             say("export")
+            rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             started = time.perf_counter()
-            document = json.dumps(curator.export_world())
+            # Streamed a character at a time: the bytes of json.dumps(export_world()), written
+            # as they are read (the whole document held at once took 4 GB at full size).
+            with open(scratch / "export.json", "w", encoding="utf-8") as out:
+                curator.export_world_to(out)
             r["export_seconds"] = round(time.perf_counter() - started, 1)
-            r["export_mb"] = round(len(document.encode()) / 1e6, 1)
-            say(f"  export {r['export_seconds']} s, {r['export_mb']} MB")
-            del document
+            r["export_mb"] = round((scratch / "export.json").stat().st_size / 1e6, 1)
+            grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
+            r["export_raised_peak_mb"] = round(max(0, grew) / 1024, 1)
+            (scratch / "export.json").unlink()
+            say(f"  export {r['export_seconds']} s, {r['export_mb']} MB, raised the peak by "
+                f"{r['export_raised_peak_mb']} MB, load {_load()}")
             curator.world.conn.execute("pragma wal_checkpoint(TRUNCATE)")
         r["world_mb"] = _mb(world)
     r["longest_write_ms"] = max(r["observe_longest_write_ms"], r["context_longest_write_ms"],
-                                r["evolve_longest_write_ms"])
+                                r["fade_longest_write_ms"], r["evolve_longest_write_ms"])
     r["help_ms"] = help_ms()
     r["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     r["load_end"] = _load()
@@ -231,13 +248,16 @@ def format_scale(r: dict[str, Any]) -> str:
         f"  few memories (down to {r['few_memories']}): p50 {r['context_few_p50_ms']} ms "
         f"p95 {r['context_few_p95_ms']} ms",
         f"  p95 {r['context_p95_ms']} ms {mark('context_p95_ms')}",
-        f"evolution cycle (load {r['load_evolve']}): {r['evolve_seconds']} s over "
+        f"fading every memory to the clock: {r['fade_seconds']} s, longest batch "
+        f"{r['fade_longest_write_ms']} ms",
+        f"evolution cycle with its fading (load {r['load_evolve']}): {r['evolve_seconds']} s over "
         f"{r['evolve_characters']:,} characters {mark('evolve_seconds')}",
         f"  longest write transaction {r['evolve_longest_write_ms']} ms; a second cycle at once: "
         f"{r['evolve_again_seconds']} s, {r['evolve_again_characters']:,} characters",
-        f"longest write transaction (observe, context, evolution): {r['longest_write_ms']} ms "
+        f"longest write transaction (observe, context, fading, evolution): {r['longest_write_ms']} ms "
         f"{mark('longest_write_ms')}",
-        f"export: {r['export_seconds']} s, {r['export_mb']} MB of JSON",
+        f"export (streamed): {r['export_seconds']} s, {r['export_mb']} MB of JSON; it raised the "
+        f"process's peak memory by {r['export_raised_peak_mb']} MB",
         f"curator --help: {r['help_ms']} ms (median of 5) {mark('help_ms')}",
         f"peak memory of the process: {r['peak_rss_mb']} MB",
     ])

@@ -4,10 +4,16 @@ benchmark's turn stream and its report. No timed assertions: figures are the ben
 from __future__ import annotations
 
 import json
+import shutil
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from curator import Curator, time_writes
+from curator.api import cycles
 from evals.scale_world import game_turns
 
 
@@ -149,3 +155,98 @@ def test_the_garbage_collector_waits_while_a_write_transaction_is_open(tmp_path:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _faded_state(curator: Curator) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], str | None]:
+    conn = curator.world.conn
+    live = conn.execute("select id, tier, round(strength, 9), strength_at from memories "
+                        "order by seq").fetchall()
+    archived = conn.execute("select id, archived_reason from memory_archive order by seq").fetchall()
+    return live, archived, curator.world.meta("clock")
+
+
+def _many_memories(path: Path) -> None:
+    with Curator(path) as curator:
+        curator.observe_many(list(game_turns(150, characters=12, active=8, seed=7)))
+
+
+@pytest.mark.parametrize(("batch", "budget"), [(4, 10.0), (500, 0.0), (1, 10.0)])
+def test_fading_in_short_batches_fades_as_one_batch_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         batch: int, budget: float) -> None:
+    """Fading walks on from where the last batch stopped, cut at FADE_BATCH memories or when
+    its time (FADE_BUDGET) is up: every memory is faded once, as one big batch fades them,
+    and with no time at all each transaction still fades one memory (it always moves on)."""
+    _many_memories(tmp_path / "one.db")
+    shutil.copyfile(tmp_path / "one.db", tmp_path / "many.db")
+    until = "2025-03-01T00:00:00Z"  # far enough that some fade out and are archived
+    with Curator(tmp_path / "one.db") as one:
+        recent = one.world.conn.execute("select count(*) from memories where tier = 'recent'").fetchone()[0]
+        whole = one.fade(until)
+        expected = _faded_state(one)
+    monkeypatch.setattr(cycles, "FADE_BATCH", batch)
+    monkeypatch.setattr(cycles, "FADE_BUDGET", budget)
+    held: list[float] = []
+    with Curator(tmp_path / "many.db") as many, time_writes(held.append):
+        parts = many.fade(until)
+        assert _faded_state(many) == expected
+    assert [m.memory_id for m in parts.forgotten] == [m.memory_id for m in whole.forgotten]
+    assert whole.forgotten and recent > 100 and len(whole.forgotten) < recent
+    per = 1 if budget == 0.0 else batch
+    logged = 1  # the fade's entry in the operations log, written once it is done (saves, m011)
+    assert len(held) == -(-recent // per) + (1 if recent % per == 0 else 0) + logged
+
+
+def test_settle_waits_for_the_checkpoint_pass_under_way(tmp_path: Path) -> None:
+    """A world that started no checkpoint has nothing to wait for; after a commit that wakes
+    the thread, settle returns once its pass has run (the log then fully copied)."""
+    path = tmp_path / "world.db"
+    with Curator(path) as world:
+        checkpointer = world.world.checkpointer
+        assert checkpointer is not None and checkpointer.settle(0.0)
+        checkpointer.pages = 1
+        world.observe(_turn(1, "bear", observers=("fox",)))
+        assert checkpointer.settle(10.0)
+        assert checkpointer.runs >= 1 and checkpointer.last is not None
+        busy, frames, copied = checkpointer.last
+        assert busy == 0 and frames == copied
+
+
+def test_turns_go_in_between_the_batches_of_a_fade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer of the world (a game server's turns) is not held up until fading ends:
+    with batches of 5 memories, its turns commit while the fade is still under way, and the
+    fade still reaches every memory the world held before it."""
+    path = tmp_path / "world.db"
+    _many_memories(path)
+    monkeypatch.setattr(cycles, "FADE_BATCH", 5)
+    until = "2025-02-01T00:00:00Z"
+    with Curator(path) as fader, Curator(path) as game:
+        before = {r[0] for r in fader.world.conn.execute("select id from memories where tier = 'recent'")}
+        fading = threading.Event()
+        turns_during: list[bool] = []
+        original = cycles._fade_batch
+
+        def slow_batch(*args: Any) -> int | None:
+            fading.set()
+            time.sleep(0.005)  # a batch's work, long enough for the game's turns to queue
+            return original(*args)
+
+        monkeypatch.setattr(cycles, "_fade_batch", slow_batch)
+        done = threading.Event()
+
+        def play() -> None:
+            fading.wait(10)
+            for n in range(1, 6):
+                game.observe({**_turn(n, "heron"), "id": f"during-{n}",
+                              "world_time": f"2025-02-0{n}T09:00:00Z"})
+                turns_during.append(not done.is_set())
+
+        player = threading.Thread(target=play)
+        player.start()
+        fader.fade(until)
+        done.set()
+        player.join(30)
+        # Every turn was observed, and at least the first while the fade was still going.
+        assert len(turns_during) == 5 and turns_during[0]
+        stamps = {r[0]: r[1] for r in fader.world.conn.execute("select id, strength_at from memories")}
+        archived = {r[0] for r in fader.world.conn.execute("select id from memory_archive")}
+        assert all(m in archived or stamps[m] >= "2025-02-01T00:00:00" for m in before)

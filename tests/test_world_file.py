@@ -101,11 +101,31 @@ def test_export_out_into_a_missing_folder_is_one_line(world: Path, tmp_path: Pat
 
 def test_export_out_on_a_full_disk_is_one_line_and_leaves_no_file(world: Path, tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    def full(self: Path, *args: Any, **kwargs: Any) -> int:
-        self.write_bytes(b"{\"half")  # what a full device leaves: the start of the document
-        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+    real_open = Path.open
 
-    monkeypatch.setattr(Path, "write_text", full)
+    class FullDevice:
+        """A file opened for writing on a device that fills up at the first write."""
+
+        def __init__(self, path: Path) -> None:
+            self.path = path
+            self.file = real_open(path, "w", encoding="utf-8")
+
+        def __enter__(self) -> FullDevice:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.file.close()
+
+        def write(self, text: str) -> int:
+            self.file.write("{\"half")  # what a full device leaves: the start of the document
+            self.file.flush()
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.path))
+
+    def full(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        # The export is written as it is read (a streamed file), so the device fills mid-write.
+        return FullDevice(self) if "w" in mode else real_open(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", full)
     out = tmp_path / "export.json"
     one_line_error(run("export", "--out", str(out), "--db", str(world)), 1, "disk is full")
     assert sorted(p.name for p in tmp_path.iterdir() if "export" in p.name) == []

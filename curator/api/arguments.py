@@ -86,6 +86,8 @@ def checkable(hint: Any) -> Any:
         return list[item] | tuple[item, ...] | set[item] | frozenset[item]  # type: ignore[valid-type]
     if origin is abc.Iterable or hint is abc.Iterable:
         return _NotText
+    if hint in (typing.TextIO, typing.BinaryIO, typing.IO) or origin is typing.IO:
+        return _Writable  # typing's IO classes are not the io module's: check the duck
     if origin is not None and args and origin not in (typing.Literal, typing.Annotated):
         try:
             return origin[tuple(checkable(arg) for arg in args)]
@@ -101,6 +103,15 @@ def _not_text(value: Any) -> Any:
 
 
 _NotText = Annotated[Any, PlainValidator(_not_text)]
+
+
+def _writable(value: Any) -> Any:
+    if not callable(getattr(value, "write", None)):
+        raise ValueError("input should be a file open for writing (something with a write method)")
+    return value
+
+
+_Writable = Annotated[Any, PlainValidator(_writable)]
 
 
 def _kind(value: Any) -> str:

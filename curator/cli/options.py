@@ -13,7 +13,7 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from functools import wraps
 from pathlib import Path
@@ -59,10 +59,18 @@ def open_curator(db: str, *, read: bool = False, **options: Any) -> Curator:
 def write_out(out: Path, text: str, *, db: str) -> None:
     """Write a command's `--out` file whole or not at all (a temporary file beside it, then
     renamed): never the world itself, and a missing folder or a full disk is one line."""
+    write_out_chunks(out, [text], db=db)
+
+
+def write_out_chunks(out: Path, chunks: Iterable[str], *, db: str) -> None:
+    """`write_out` for text that comes in pieces (a streamed export), written as they come;
+    the file appears whole or not at all, as with `write_out`."""
     check_out(out, db=db)
     partial = out.with_name(f".{out.name}.partial")
     try:
-        partial.write_text(text, encoding="utf-8")
+        with partial.open("w", encoding="utf-8") as file:
+            for chunk in chunks:
+                file.write(chunk)
         os.replace(partial, out)
     except OSError as error:
         with suppress(OSError):
@@ -70,6 +78,10 @@ def write_out(out: Path, text: str, *, db: str) -> None:
         full = error.errno in (errno.ENOSPC, errno.EDQUOT)
         reason = "disk is full" if full else error.strerror or str(error)
         raise OutputError(f"cannot write {out}: {reason}") from error
+    except BaseException:
+        with suppress(OSError):  # the pieces stopped coming (an error reading the world)
+            partial.unlink()
+        raise
 
 
 def check_out(out: Path, *, db: str) -> None:

@@ -9,6 +9,9 @@ errors as one line on stderr; how a character is put in words is show.py's.
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Iterable
+from itertools import chain
 from pathlib import Path
 
 import click
@@ -22,7 +25,7 @@ from curator.cli.options import (
     open_curator,
     out_in_a_directory,
     print_json,
-    write_out,
+    write_out_chunks,
 )
 from curator.cli.show import print_character
 from curator.domain.decoding import load_json
@@ -129,18 +132,26 @@ def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> No
         check_out(out, db=db)
     with open_curator(db, read=True) as curator:
         if len(characters) == 1:
-            document = curator.export_character(characters[0])
+            chunks: Iterable[str] = [json.dumps(curator.export_character(characters[0]), indent=2,
+                                                ensure_ascii=False)]
         else:
-            document = curator.export_world()
-            if characters:
-                wanted = {c.casefold() for c in characters}
-                document["characters"] = [d for d in document["characters"]
-                                          if d["character"]["id"] in wanted]
-    text = json.dumps(document, indent=2, ensure_ascii=False)
-    if out is None:
-        click.echo(text)
-    else:
-        write_out(out, text + "\n", db=db)
+            # A character at a time: a world of 10,000 characters is ~1 GB of text (issue #17).
+            chunks = curator.export_world_chunks(
+                indent=2, ensure_ascii=False,
+                only={c.casefold() for c in characters} if characters else None)
+        if out is None:
+            # Spooled to a temporary file first: an error midway (a damaged page) then prints
+            # one line on stderr and nothing on stdout, as before, in bounded memory.
+            with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+                for chunk in chunks:
+                    spool.write(chunk)
+                spool.seek(0)
+                for block in iter(lambda: spool.read(1 << 16), ""):
+                    click.echo(block, nl=False)
+            click.echo()
+        else:
+            write_out_chunks(out, chain(chunks, ["\n"]), db=db)
+    if out is not None:
         click.echo(f"Wrote {out}", err=True)
 
 

@@ -140,9 +140,16 @@ def world_document(characters: list[dict[str, Any]], clock: datetime | None,
                    groups: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
     """`reports` come from exporting_evolution.reports_document, `groups` from
     export/knowing.groups_document."""
-    return {"format": "curator.world", "format_version": FORMAT_VERSION,
-            "clock": iso(clock) if clock else None, "characters": characters,
-            "evolution_reports": reports or [], "groups": groups or {}}
+    return dict(world_fields(characters, clock, reports, groups))
+
+
+def world_fields(characters: Any, clock: datetime | None, reports: Any = None,
+                 groups: dict[str, list[dict[str, Any]]] | None = None) -> list[tuple[str, Any]]:
+    """A world document's fields in order; `characters` and `reports` may be
+    streaming.Streamed (export/streaming.py writes the document a character at a time)."""
+    return [("format", "curator.world"), ("format_version", FORMAT_VERSION),
+            ("clock", iso(clock) if clock else None), ("characters", characters),
+            ("evolution_reports", reports or []), ("groups", groups or {})]
 
 
 def _memory_from(doc: Mapping[str, Any], owner: str, subject: str | None, tier: Tier,

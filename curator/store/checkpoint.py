@@ -59,6 +59,8 @@ class Checkpointer:
         self._commits = 0
         self._index: int | None = None  # the -shm file, opened on first need; -1: unreadable
         self._wake = threading.Event()
+        self._idle = threading.Event()  # set while no pass is due or under way (settle)
+        self._idle.set()
         self._stop = False
         self._thread: threading.Thread | None = None
 
@@ -73,11 +75,20 @@ class Checkpointer:
             if self._commits < self.every:
                 return
             self._commits = 0
+        self._idle.clear()
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name=f"curator-checkpoint {self.path}",
                                             daemon=True)
             self._thread.start()
         self._wake.set()
+
+    def settle(self, timeout: float) -> bool:
+        """Wait (at most `timeout` seconds) for a pass that is due or under way to end; True if
+        none is left. Bulk work (fading) waits so between its transactions: its next one then
+        begins with the log copied, so SQLite rewinds the log instead of the writer's own
+        checkpoint copying it inside a commit (110-154 ms commits measured while fading
+        10,000 characters' memories under load)."""
+        return self._thread is None or self._idle.wait(timeout)
 
     def backlog(self) -> int | None:
         """Frames in the log not yet copied into the world file (one 100-byte read of the
@@ -110,6 +121,7 @@ class Checkpointer:
         self._wake.set()
         self._thread.join()
         self._thread = None
+        self._idle.set()
 
     def _run(self) -> None:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
@@ -125,5 +137,7 @@ class Checkpointer:
                     self.runs += 1
                 except sqlite3.Error:
                     self.errors += 1
+                if not self._wake.is_set():  # no commit asked for another pass meanwhile
+                    self._idle.set()
         finally:
             conn.close()

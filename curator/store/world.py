@@ -291,14 +291,18 @@ class World(Transactions):
             (recent if row[9] == "recent" else core).append(memory_from_row(row))
         return recent, core
 
-    def recent_memories_before(self, until: datetime, *, limit: int | None = None) -> Iterator[Memory]:
-        """Every recent-tier memory whose strength was last set before `until` (for fading);
-        with `limit`, the first `limit` of them."""
+    def recent_memories_before(self, until: datetime, *, after: int = 0,
+                               limit: int | None = None) -> Iterator[tuple[int, Memory]]:
+        """Every recent-tier memory whose strength was last set before `until` (for fading),
+        with its seq, in seq order from the first after `after`; with `limit`, the first
+        `limit` of them. Fading walks the memories a batch at a time from where the last
+        batch ended: starting each batch over from the first seq skipped, row by row, every
+        memory the batches before had faded (a batch took up to 440 ms at 200,000 memories)."""
         rows = self.conn.execute(
-            f"{SELECT_MEMORY} from memories where tier = 'recent' and strength_at < ? and {_CURATED} "
-            "order by seq "
-            "limit ?", (iso(until), -1 if limit is None else limit)).fetchall()
-        return (memory_from_row(row) for row in rows)
+            f"{SELECT_MEMORY} from memories where seq > ? and tier = 'recent' and strength_at < ? "
+            f"and {_CURATED} order by seq limit ?",
+            (after, iso(until), -1 if limit is None else limit)).fetchall()
+        return ((row[1], memory_from_row(row)) for row in rows)
 
     def archived_memories(self, owner: str, subject: str | None = None, *,
                           any_subject: bool = False) -> list[Memory]:

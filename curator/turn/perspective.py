@@ -83,11 +83,22 @@ def _pattern(name: str, aliases: tuple[str, ...]) -> str:
     return "(?:" + "|".join(re.escape(n) for n in names) + ")"
 
 
+# A name's patterns, compiled once each: with thousands of characters re's own cache (512
+# patterns) no longer held them, and compiling them again cost ~0.5 ms a turn (issue #17).
+@lru_cache(maxsize=4096)
+def _named(name: str, aliases: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    who = _pattern(name, aliases)
+    return re.compile(rf"\b{who}'s\b", re.IGNORECASE), re.compile(rf"\b{who}\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _actor_named(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
+
+
 @lru_cache(maxsize=2048)
 def _second_person(text: str, name: str, aliases: tuple[str, ...] = ()) -> str:
-    who = _pattern(name, aliases)
-    owned = re.compile(rf"\b{who}'s\b", re.IGNORECASE)
-    named = re.compile(rf"\b{who}\b", re.IGNORECASE)
+    owned, named = _named(name, aliases)
     if not named.search(text):
         return text
     told_about = not _spoken_to(text)
@@ -99,7 +110,7 @@ def _second_person(text: str, name: str, aliases: tuple[str, ...] = ()) -> str:
 def objects_as(text: str, actor: str, word: str) -> str:
     """In a turn told about the actor (named, never "you" outside quotes), the object pronouns
     where someone else acts ("drags him clear") as `word` ("me" in the actor's own memory)."""
-    name = re.compile(rf"\b{re.escape(display_name(actor))}\b", re.IGNORECASE)
+    name = _actor_named(display_name(actor))
     if not name.search(text) or _spoken_to(text):
         return text
     return _objects(text, word)

@@ -17,7 +17,7 @@ from typing import Literal
 from curator.domain.config import CuratorConfig
 from curator.domain.construct import trusted
 from curator.domain.fading import faded_strength
-from curator.domain.models import LIVE_UNMARKED, Memory, Tier, Turn, iso
+from curator.domain.models import LIVE_UNMARKED, Memory, Tier, Turn
 from curator.domain.results import ChangeSet, SkippedDraft, SummaryChange
 from curator.evolution import attributes, practice
 from curator.model.decision import MemoryView
@@ -85,15 +85,6 @@ class Curation:
         thread = Thread(owner, None, *self.world.live_memories(owner, None))
         self.fade_thread(thread, now)
         return thread
-
-    def fade_to(self, now: datetime, *, limit: int | None = None) -> int:
-        """Fade recent memories (the first `limit`) to world time `now`, archiving the faded-out, and
-        set the world clock there; returns how many (`fade` and evolution cycles start here)."""
-        for memory in (memories := list(self.world.recent_memories_before(now, limit=limit))):
-            if not self.fade_memory(memory, now):
-                self.world.update_memory(memory)
-        self.world.set_meta("clock", iso(now))
-        return len(memories)
 
     def fade_memory(self, memory: Memory, now: datetime) -> bool:
         """Bring one memory's strength up to `now`; archive it as forgotten at zero (True)."""

@@ -85,6 +85,9 @@ def grown_world(keep: Path | None, scratch: Path, sizes: dict[str, int],
         grown: dict[str, Any] = json.loads(sidecar.read_text())
         if grown.get("sizes") == sizes:
             log(f"reusing the world grown at {keep}")
+            # A world grown by an older curator is brought to this one's schema first (it backs
+            # the file up): the floor replays this curator's writes on a copy of it as it is.
+            Curator(target).close()
             return target, grown
         raise SystemExit(f"{keep} was grown with {grown.get('sizes')}, not {sizes}: "
                          "give another --keep path or delete it")

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from curator.evolution.personality import AttributeChange, Drift, PersonalitySnapshot
     from curator.evolution.report import EvolutionReport
     from curator.model.calls import CallRecord, CallSummary
+    from curator.model.embedders import Embedder, HashingEmbedder, embedder_from_spec
     from curator.model.extras import install_command
     from curator.model.settings import ModelSettings
     from curator.model.steps import FallbackDecider
@@ -128,6 +129,9 @@ _EXPORTS = {
     "CallRecord": "curator.model.calls",
     "CallSummary": "curator.model.calls",
     "install_command": "curator.model.extras",
+    "Embedder": "curator.model.embedders",
+    "HashingEmbedder": "curator.model.embedders",
+    "embedder_from_spec": "curator.model.embedders",
     "ModelSettings": "curator.model.settings",
     "FallbackDecider": "curator.model.steps",
     "Block": "curator.recall.blocks",
@@ -177,12 +181,14 @@ __all__ = [
     "CuratorError",
     "DiskFull",
     "Drift",
+    "Embedder",
     "EvolutionConfig",
     "EvolutionReport",
     "FallbackDecider",
     "FixtureMissing",
     "ForeignDatabase",
     "Gap",
+    "HashingEmbedder",
     "Intent",
     "InvalidInput",
     "InvalidTurn",
@@ -219,6 +225,7 @@ __all__ = [
     "WorldStorageError",
     "WorldTooNew",
     "display_name",
+    "embedder_from_spec",
     "install_command",
     "parse_turn",
     "time_writes",

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from curator.api.access import Connections, translated
 from curator.api.cycles import cycle_units, fade_in_batches
+from curator.api.embeddings import SemanticRecall
 from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
 from curator.domain.config import AppraisalConfig, CuratorConfig
@@ -61,7 +62,7 @@ R = TypeVar("R")
 
 
 @translated
-class Curator(WorldReads):
+class Curator(SemanticRecall, WorldReads):
     """Memories for the characters of one world (one SQLite file). Safe to share between
     threads: each thread that uses it gets a connection of its own (access.py)."""
 

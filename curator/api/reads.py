@@ -41,6 +41,7 @@ from curator.recall.network import network_of
 from curator.recall.passages import Passages, passages_document
 from curator.recall.query import name_candidates, read_query
 from curator.recall.ranking import Recalled, rank, refresh_recalled
+from curator.recall.semantic import Semantic
 from curator.store.world import World
 
 
@@ -138,7 +139,8 @@ class WorldReads:
         recall = self.config.recall
         read = read_query(query, self.world.characters_among(name_candidates(query)))
         return rank(self.world, owner, read, config=recall, weights=recall.search_weights,
-                    present=present, now=self.world.clock(), limit=limit, domain=domain)
+                    present=present, now=self.world.clock(), limit=limit, domain=domain,
+                    semantic=self._semantic(owner, query))
 
     def context(self, character: str, situation: str = "", *, with_: Sequence[str] = (),
                 max_tokens: int | None = None, peek: bool = False,
@@ -163,7 +165,8 @@ class WorldReads:
             raise InvalidInput(f"at most {MAX_REALITY} characters", field="situation")
         present = list(dict.fromkeys(p for p in (self._id(c) for c in with_) if p != owner))
         now = self.world.clock()
-        items, memories = gather(self.world, owner, situation, present, recall, now, on, domain)
+        semantic = self._semantic(owner, situation) if situation.strip() else None
+        items, memories = gather(self.world, owner, situation, present, recall, now, on, domain, semantic)
         name = display_name(owner) if (row := self.world.character_row(owner)) is None else row["name"]
         text, tokens, kept, dropped = fit(name, items, budget, recall.encoding)
         used = [memories[i.key] for i in kept if i.section in ("core", "memory", "short_term")]
@@ -214,6 +217,11 @@ class WorldReads:
         return Passages(self.world)
 
     # -- helpers -------------------------------------------------------------------------
+
+    def _semantic(self, owner: str, text: str) -> Semantic | None:
+        """Embedding similarities of `text` for recall; None without an embedder (embeddings.py
+        overrides this)."""
+        return None
 
     @staticmethod
     def _id(character: str) -> str:

@@ -31,6 +31,7 @@ from curator.recall.index import latest_seqs, memories_by_seq, scene_seqs
 from curator.recall.passages import Passages
 from curator.recall.query import name_candidates, read_query
 from curator.recall.ranking import Recalled, rank
+from curator.recall.semantic import Semantic
 from curator.store.world import World
 
 Section = Literal["persona", "identity", "ability", "block", "state", "immediate", "present", "core",
@@ -134,8 +135,8 @@ def trust_words(trust: float) -> str:
 
 
 def gather(world: World, owner: str, situation: str, present: list[str], config: RecallConfig,
-           now: datetime | None, on: frozenset[Section] = frozenset(_ORDER), domain: str | None = None
-           ) -> tuple[list[ContextItem], dict[str, Memory]]:
+           now: datetime | None, on: frozenset[Section] = frozenset(_ORDER), domain: str | None = None,
+           semantic: Semantic | None = None) -> tuple[list[ContextItem], dict[str, Memory]]:
     """Every candidate item with its value, and the memories behind memory items by id
     (only for the sections in `on`)."""
     row = world.character_row(owner)
@@ -220,7 +221,7 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                 window[seq] = newest[seq]
     ranked = rank(world, owner, read, config=config, weights=config.weights, present=present, now=now,
                   limit=config.max_memories, extra=extra, depth=config.max_memories,
-                  exclude=frozenset(window), core_beyond_limit=True, domain=domain)
+                  exclude=frozenset(window), core_beyond_limit=True, domain=domain, semantic=semantic)
     chosen = 0
     for r in ranked:
         memories[r.memory.id] = r.memory

@@ -367,6 +367,21 @@ def m010_character_clocks(db: Database) -> None:
     db.conn.execute("update characters set clock = (select value from meta where key = 'clock')")
 
 
+@migrations()
+def m014_vectors(db: Database) -> None:
+    """Embedding vectors (issue #19) by memory seq and passage; stale ones are dropped."""
+    _run_script(db.conn, """
+    create table memory_vectors (seq integer primary key, memory_id text not null, owner text not null,
+        model text not null, vector blob not null);
+    create index memory_vectors_owner on memory_vectors (owner, model);
+    create table passage_vectors (passage_id integer primary key, owner text not null,
+        model text not null, vector blob not null);
+    create trigger memory_vectors_stale after update of content, subject on memories begin
+        delete from memory_vectors where seq = new.seq; end;
+    create trigger passage_vectors_gone after delete on passages begin
+        delete from passage_vectors where passage_id = old.id; end;""")
+
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""
     pending = ""

@@ -16,6 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from curator.cli.eval_semantic import (
+    embedder_or_reason,
+    embeddings_option,
+    locomo_embedding_lines,
+    paraphrase_command,
+    weight_option,
+)
 from curator.cli.options import json_option, one_line_errors, print_json
 
 if TYPE_CHECKING:  # the runner is imported when a run starts, not for `curator --help`
@@ -26,6 +33,7 @@ def eval_group() -> None:
     """Evaluations: scored runs over eval cases and benchmark data."""
 
 
+eval_group.add_command(paraphrase_command)
 CASES_DIR = Path("evals") / "cases"
 
 
@@ -246,10 +254,12 @@ def diff_command(a: Path, b: Path, as_json: bool) -> None:
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--k", "ks", default="5,10,25,50", show_default=True,
               help="Comma-separated cut-offs for recall@k")
+@embeddings_option
+@weight_option
 @json_option
 @one_line_errors
-def locomo_command(path: Path, ks: str, as_json: bool) -> None:
-    """Retrieval recall@k on LoCoMo conversations (no model, no embeddings).
+def locomo_command(path: Path, ks: str, embeddings: str | None, weight: float | None, as_json: bool) -> None:
+    """Retrieval recall@k on LoCoMo conversations (no model; embeddings with --embeddings).
 
     Plays each conversation into a scratch world (every utterance a turn, observed by a
     listener), then asks recall for each question's evidence turns."""
@@ -263,9 +273,11 @@ def locomo_command(path: Path, ks: str, as_json: bool) -> None:
         raise click.BadParameter("--k takes positive numbers like 5,10,25")
     started = time.perf_counter()
     quiet = as_json or not sys.stderr.isatty()
-    result = evaluate(path, cutoffs, progress=None if quiet else lambda line: click.echo(line, err=True))
+    embedder, reason = embedder_or_reason(embeddings)
+    result = evaluate(path, cutoffs, progress=None if quiet else lambda line: click.echo(line, err=True),
+                      embedder=embedder, weights=None if weight is None else [weight])
     if as_json:
-        print_json(result)
+        print_json({**result, "embeddings_not_run": reason} if embeddings else result)
         return
     seconds = time.perf_counter() - started
     head = "  ".join(f"@{k} {100 * result['recall'][str(k)]:5.1f}" for k in cutoffs)
@@ -273,6 +285,8 @@ def locomo_command(path: Path, ks: str, as_json: bool) -> None:
     click.echo(f"  {'overall':<12} {head}")
     for name, values in result["by_category"].items():
         click.echo(f"  {name:<12} " + "  ".join(f"@{k} {100 * values[str(k)]:5.1f}" for k in cutoffs))
+    for line in locomo_embedding_lines(result, cutoffs, reason):
+        click.echo(line)
 
 
 JUDGE_DIR = Path("evals") / "judge"

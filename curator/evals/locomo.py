@@ -7,7 +7,10 @@ included), at its session's date, observed by a character `listener` who forms o
 per utterance (formation thresholds are set to 0 for this: a listener keeps every
 utterance) and whose memories keep their source turn ids. For each question with evidence,
 `Curator.search` brings the listener's top k memories to mind, and recall@k is the share of
-the evidence turns among their sources. No model and no embeddings are involved.
+the evidence turns among their sources. No model is involved; with an embedder (`embedder=`,
+`curator eval locomo --embeddings`), each conversation's memories are embedded once after it
+is played, and every question is asked again with embeddings fused at each of `weights`,
+reported beside the words-only figures.
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from curator import CuratorConfig, InvalidInput
+from curator import CuratorConfig, Embedder, InvalidInput
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 LISTENER = "listener"
@@ -74,8 +78,8 @@ def listener_config() -> CuratorConfig:
     return config.model_copy(update={"formation_thresholds": {k: 0.0 for k in config.formation_thresholds}})
 
 
-def evaluate(path: str | Path, ks: list[int], *, progress: Callable[[str], None] | None = None
-             ) -> dict[str, Any]:
+def evaluate(path: str | Path, ks: list[int], *, progress: Callable[[str], None] | None = None,
+             embedder: Embedder | None = None, weights: list[float] | None = None) -> dict[str, Any]:
     """Play every conversation in `path` and score recall@k; see the module docstring."""
     from curator import Curator
 
@@ -88,6 +92,7 @@ def evaluate(path: str | Path, ks: list[int], *, progress: Callable[[str], None]
     ks = sorted(set(ks))
     scores: dict[int, list[float]] = defaultdict(list)
     by_category: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    fused = _Fused(embedder, weights, ks)
     with tempfile.TemporaryDirectory(prefix="curator-locomo-") as scratch:
         for index, sample in enumerate(samples):
             world = Path(scratch) / f"conversation-{index}.db"
@@ -105,6 +110,7 @@ def evaluate(path: str | Path, ks: list[int], *, progress: Callable[[str], None]
                         value = recall_at_k(evidence, ranked, k)
                         scores[k].append(value)
                         by_category[category][k].append(value)
+                fused.score(curator, sample)
             if progress is not None:
                 progress(f"{sample.get('sample_id', index)}: {len(scores[ks[0]])} questions so far")
     questions = len(scores[ks[0]]) if ks else 0
@@ -113,7 +119,53 @@ def evaluate(path: str | Path, ks: list[int], *, progress: Callable[[str], None]
         "recall": {str(k): _mean(scores[k]) for k in ks},
         "by_category": {name: {str(k): _mean(by_category[name][k]) for k in ks}
                         for name in CATEGORIES.values() if name in by_category},
+        **fused.result(),
     }
+
+
+class _Fused:
+    """The same questions asked again with embeddings, at each weight (semantic recall)."""
+
+    def __init__(self, embedder: Embedder | None, weights: list[float] | None, ks: list[int]):
+        self.embedder, self.ks = embedder, ks
+        self.weights = list(weights or [CuratorConfig().recall.semantic_weight])
+        self.scores: dict[float, dict[str, dict[int, list[float]]]] = {
+            w: defaultdict(lambda: defaultdict(list)) for w in self.weights}
+        self.embed_seconds, self.memories = 0.0, 0
+
+    def score(self, curator: Any, sample: dict[str, Any]) -> None:
+        if self.embedder is None:
+            return
+        curator.use_embedder(self.embedder)
+        started = time.perf_counter()
+        self.memories += curator.embed_pending().memories
+        self.embed_seconds += time.perf_counter() - started
+        for weight in self.weights:
+            curator.config.recall.semantic_weight = weight
+            for qa in sample.get("qa", []):
+                evidence = set(evidence_ids(qa.get("evidence", [])))
+                if not evidence:
+                    continue
+                found = curator.search(LISTENER, qa["question"], limit=self.ks[-1])
+                ranked = [r.memory.source_turns for r in found]
+                category = CATEGORIES.get(int(qa.get("category", 0)), "other")
+                for k in self.ks:
+                    value = recall_at_k(evidence, ranked, k)
+                    self.scores[weight]["overall"][k].append(value)
+                    self.scores[weight][category][k].append(value)
+        curator.use_embedder(None)
+
+    def result(self) -> dict[str, Any]:
+        if self.embedder is None:
+            return {}
+        return {"embeddings": {
+            "embedder": self.embedder.name, "memories": self.memories,
+            "embed_seconds": round(self.embed_seconds, 2),
+            "by_weight": [{"weight": w,
+                           "recall": {str(k): _mean(self.scores[w]["overall"][k]) for k in self.ks},
+                           "by_category": {name: {str(k): _mean(self.scores[w][name][k]) for k in self.ks}
+                                           for name in CATEGORIES.values() if name in self.scores[w]}}
+                          for w in self.weights]}}
 
 
 def _mean(values: list[float]) -> float:

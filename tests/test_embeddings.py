@@ -295,3 +295,16 @@ def test_local_model_in_a_world() -> None:
         assert found and all(len(blob) == 384 * 4 for (blob,) in curator.world.conn.execute(
             "select vector from memory_vectors"))
         assert curator.embedding_status()["memories_embedded"] == vectors(curator, "bear") > 0
+
+
+def test_context_passages_close_in_meaning() -> None:
+    with played() as curator:
+        curator.passages.store("bear", "Travellers drink from the stream at dawn.")
+        curator.passages.store("bear", "The ranger freed the trapped fox last winter.")
+        words = curator.context("bear", "someone rescued you once", peek=True, layers=["passages"])
+        assert "ranger" not in words.text  # no word in common
+        curator.use_embedder(ConceptEmbedder())
+        ctx = curator.context("bear", "someone rescued you once", peek=True, layers=["passages"])
+        assert "The ranger freed the trapped fox" in ctx.text and "Travellers" not in ctx.text
+        (item,) = [i for i in ctx.items if i.section == "passage"]
+        assert item.reason == "archive passage close in meaning to the situation"

@@ -16,7 +16,7 @@ from typing import Any
 
 from curator.domain.config import CuratorConfig
 from curator.model.embedders import Embedder, embedder_from_spec
-from curator.recall.semantic import CatchUp, Semantic, catch_up, similarities
+from curator.recall.semantic import CatchUp, Semantic, catch_up, passage_similarities, similarities
 from curator.store.vectors import EMBEDDER_KEY, vector_counts
 from curator.store.world import World
 
@@ -84,8 +84,9 @@ class SemanticRecall:
             return None
         catch_up(self.world, embedder, owner=owner)
         (query,) = embedder.embed([text])
-        return Semantic(similarities(self.world, owner, embedder.name, query), recall.semantic_weight,
-                        recall.semantic_candidates)
+        world, name = self.world, embedder.name
+        return Semantic(similarities(world, owner, name, query), recall.semantic_weight,
+                        recall.semantic_candidates, passage_similarities(world, owner, name, query))
 
     def _embedders(self) -> dict[str, Embedder | None]:
         cache: dict[str, Embedder | None] = self.__dict__.setdefault("_embedder_cache", {})

@@ -31,7 +31,7 @@ from curator.recall.index import latest_seqs, memories_by_seq, scene_seqs
 from curator.recall.passages import Passages
 from curator.recall.query import name_candidates, read_query
 from curator.recall.ranking import Recalled, rank
-from curator.recall.semantic import Semantic
+from curator.recall.semantic import Semantic, semantic_passages
 from curator.store.world import World
 
 Section = Literal["persona", "identity", "ability", "block", "state", "immediate", "present", "core",
@@ -209,7 +209,7 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
             fields)
     read = read_query(situation, world.characters_among(name_candidates(situation)))
     if not on & {"core", "memory", "short_term"}:
-        return _passages(world, owner, situation, read.terms, on, items, add, line), memories
+        return _passages(world, owner, situation, read.terms, on, items, add, line, semantic), memories
     # Core memories of the self and of those present are always candidates.
     extra = scene_seqs(world, owner, [None, *present], config.scene_per_tier)
     for seq in latest_seqs(world, owner, config.max_memories):  # recency counts without a match
@@ -245,17 +245,21 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
         fields = _memory_fields(memory, owner, memory.strength) | {"when": _ago(memory.created_at, now)}
         add("short_term", memory.id, line("short_term_line", fields), _BASE["short_term"] - rank_no,
             "in the short-term window", fields)
-    return _passages(world, owner, situation, read.terms, on, items, add, line), memories
+    return _passages(world, owner, situation, read.terms, on, items, add, line, semantic), memories
 
 
 def _passages(world: World, owner: str, situation: str, terms: list[str], on: frozenset[Section],
-              items: list[ContextItem], add: Callable[..., None], line: Callable[[str, dict[str, Any]], str]
-              ) -> list[ContextItem]:
-    if "passage" in on and terms:
-        for i, hit in enumerate(Passages(world).search(owner, situation, limit=3)):
-            fields = {"content": hit.content, "tags": list(hit.tags)}
-            add("passage", str(hit.id), line("passage_line", fields), _BASE["passage"] - i,
-                "archive passage matching the situation", fields)
+              items: list[ContextItem], add: Callable[..., None], line: Callable[[str, dict[str, Any]], str],
+              semantic: Semantic | None = None) -> list[ContextItem]:
+    if "passage" not in on:
+        return items
+    found = semantic_passages(world, owner, situation, semantic, 3) if semantic is not None else None
+    if found is None:
+        found = [(hit, "archive passage matching the situation")
+                 for hit in (Passages(world).search(owner, situation, limit=3) if terms else [])]
+    for i, (hit, why) in enumerate(found):
+        fields = {"content": hit.content, "tags": list(hit.tags)}
+        add("passage", str(hit.id), line("passage_line", fields), _BASE["passage"] - i, why, fields)
     return items
 
 

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from curator.domain.models import display_name
 from curator.model.embedders import Embedder
 from curator.recall.index import Facts, facts_by_seq
+from curator.recall.passages import Passage, Passages, match_expression
 from curator.store.vectors import (
     Pending,
     memory_vectors,
@@ -48,6 +49,7 @@ class Semantic:
     similarities: dict[int, float]
     weight: float
     candidates: int
+    passages: dict[int, float] = field(default_factory=dict)  # cosine by passage id
 
 
 @dataclass
@@ -136,12 +138,10 @@ def fuse(world: World, semantic: Semantic, relevance: dict[int, float], facts: d
     """Ranking's hook (see the module docstring): adds the best semantic matches to `facts`
     and `sources` ("semantic") and fuses every candidate's relevance in place."""
     sims = semantic.similarities
-    if semantic.weight <= 0.0 or not sims:
-        return
     # Cosines of one model crowd together (unrelated sentences still score 0.1-0.3): measured
     # from the character's average memory, the best match is 1 and an average one 0.
-    best, floor = max(sims.values()), sum(sims.values()) / len(sims)
-    if best <= floor:
+    scaled = _scaled(sims)
+    if semantic.weight <= 0.0 or not scaled:
         return
     top = sorted(sims, key=lambda seq: (-sims[seq], seq))[:semantic.candidates]
     missing = [seq for seq in top if seq not in facts]
@@ -149,8 +149,36 @@ def fuse(world: World, semantic: Semantic, relevance: dict[int, float], facts: d
     for seq in missing:
         if seq in facts:
             sources[seq] = ["semantic"]
-    fused = {seq: relevance.get(seq, 0.0) + semantic.weight * max(0.0, sims.get(seq, floor) - floor)
-             / (best - floor) for seq in facts}
+    fused = {seq: relevance.get(seq, 0.0) + semantic.weight * scaled.get(seq, 0.0) for seq in facts}
     scale = max(fused.values(), default=0.0) or 1.0
     relevance.clear()
     relevance.update({seq: value / scale for seq, value in fused.items() if value > 0.0})
+
+
+def _scaled(sims: dict[int, float]) -> dict[int, float]:
+    """Cosines scaled from the average (0) to the best (1), as `fuse` does; {} if all tie."""
+    if not sims:
+        return {}
+    best, floor = max(sims.values()), sum(sims.values()) / len(sims)
+    if best <= floor:
+        return {}
+    return {key: max(0.0, value - floor) / (best - floor) for key, value in sims.items()}
+
+
+def semantic_passages(world: World, owner: str, situation: str, semantic: Semantic, limit: int
+                      ) -> list[tuple[Passage, str]] | None:
+    """The context's passages with embeddings: bm25 (scaled so the best is 1) + weight × the
+    scaled cosine, over the word matches and the best embedding matches. None when the
+    owner's passages have no vectors (the caller searches by words alone)."""
+    scaled = _scaled(semantic.passages)
+    if not scaled or semantic.weight <= 0.0:
+        return None
+    store = Passages(world)
+    hits = store.search(owner, situation, limit=4 * limit) if match_expression(situation) else []
+    top = max((h.score for h in hits), default=0.0) or 1.0
+    lexical = {h.id: h.score / top for h in hits}
+    near = sorted(scaled, key=lambda key: (-scaled[key], key))[:4 * limit]
+    score = {key: lexical.get(key, 0.0) + semantic.weight * scaled.get(key, 0.0) for key in {*lexical, *near}}
+    chosen = sorted((key for key in score if score[key] > 0.0), key=lambda key: (-score[key], key))[:limit]
+    return [(store.get(owner, key), "archive passage matching the situation" if key in lexical
+             else "archive passage close in meaning to the situation") for key in chosen]

@@ -24,6 +24,7 @@ from click.testing import CliRunner
 
 from curator import Curator, HashingEmbedder, InvalidInput, ModelUnavailable, embedder_from_spec, time_writes
 from curator.cli import cli
+from curator.testing import release_connections
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -152,7 +153,7 @@ def test_catch_up_commits_each_batch_and_a_new_embedder_embeds_again(tmp_path: P
         with time_writes(writes.append):
             done = curator.embed_pending(batch=2)
         assert done.memories == total and done.batches == math.ceil(total / 2)
-        assert len(writes) == done.batches  # one short transaction per batch
+        assert len(writes) == 1 + done.batches  # one to prune what is gone, one short one per batch
         assert curator.embed_pending().memories == 0  # nothing left
         curator.set_embedder("hashing:48")
         assert curator.embedding_status()["memories_embedded"] == 0
@@ -232,6 +233,7 @@ def test_litellm_embedding_through_respx() -> None:
         router.post("http://embed.test/v1/embeddings").mock(return_value=httpx.Response(500, json={}))
         with pytest.raises(ModelUnavailable, match="embedding failed"):
             embedder.embed(["x"])
+    release_connections()  # litellm keeps its HTTP clients between calls
 
 
 def test_a_model_file_with_another_hash_is_refused(tmp_path: Path) -> None:
@@ -308,3 +310,33 @@ def test_context_passages_close_in_meaning() -> None:
         assert "The ranger freed the trapped fox" in ctx.text and "Travellers" not in ctx.text
         (item,) = [i for i in ctx.items if i.section == "passage"]
         assert item.reason == "archive passage close in meaning to the situation"
+
+
+class BrokenEmbedder(ConceptEmbedder):
+    """Scripted: a provider that is down."""
+
+    name = "scripted-broken"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        raise ModelUnavailable("connection refused", model=self.name)
+
+
+def test_a_failing_embedder_leaves_search_to_the_words(caplog: pytest.LogCaptureFixture) -> None:
+    with played() as curator:
+        words = [r.seq for r in curator.search("bear", "wolf undergrowth", limit=3)]
+        curator.use_embedder(BrokenEmbedder())
+        with caplog.at_level("WARNING", logger="curator.embeddings"):
+            assert [r.seq for r in curator.search("bear", "wolf undergrowth", limit=3)] == words
+        assert "semantic recall off for this search" in caplog.text and "connection refused" in caplog.text
+
+
+def test_catching_up_the_world_prunes_the_vectors_of_a_deleted_character() -> None:
+    with played() as curator:
+        curator.set_embedder("hashing")
+        curator.embed_pending()
+        bear = vectors(curator, "bear")
+        assert bear > 0
+        curator.delete_character("bear")
+        assert vectors(curator, "bear") == bear  # left behind, unused
+        curator.embed_pending()
+        assert vectors(curator, "bear") == 0

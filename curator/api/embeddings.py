@@ -6,19 +6,25 @@ kept in the world file: `curator embed --setup local`); a process may instead ha
 recall is what it always was. With one, `search` and `context` first embed the character's
 memories that lack a vector (in batches, each its own short transaction, never inside a
 turn's), then fuse the situation's similarity into ranking (recall/semantic.py);
-`embed_pending` catches a whole world up ahead of time.
+`embed_pending` catches a whole world up ahead of time. A search whose embedder fails (a
+provider down) ranks by words alone and logs a warning, as a model step falls back; one
+that cannot write (a locked or read-only world) ranks with the vectors already there.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from curator.domain.config import CuratorConfig
+from curator.domain.errors import ModelUnavailable, WorldLocked, WorldStorageError
 from curator.model.embedders import Embedder, embedder_from_spec
 from curator.recall.semantic import CatchUp, Semantic, catch_up, passage_similarities, similarities
-from curator.store.vectors import EMBEDDER_KEY, vector_counts
+from curator.store.vectors import EMBEDDER_KEY, prune, vector_counts
 from curator.store.world import World
+
+log = logging.getLogger("curator.embeddings")
 
 
 class SemanticRecall:
@@ -68,6 +74,9 @@ class SemanticRecall:
         if embedder is None:
             return CatchUp()
         owner = self.world.known_character(character) if character is not None else None
+        if owner is None:
+            with self.world.transaction() as world:
+                prune(world)
         return catch_up(self.world, embedder, owner=owner, batch=batch, limit=limit, progress=progress)
 
     def embedding_status(self) -> dict[str, Any]:
@@ -82,8 +91,20 @@ class SemanticRecall:
         embedder = self.embedder()
         if embedder is None or recall.semantic_weight <= 0.0 or not text.strip():
             return None
-        catch_up(self.world, embedder, owner=owner)
-        (query,) = embedder.embed([text])
+        try:
+            catch_up(self.world, embedder, owner=owner)
+            (query,) = embedder.embed([text])
+        except (WorldLocked, WorldStorageError) as error:
+            # A read never fails for want of a write: rank with the vectors there are.
+            log.warning("semantic recall: vectors not brought up to date: %s", error)
+            try:
+                (query,) = embedder.embed([text])
+            except ModelUnavailable as again:
+                log.warning("semantic recall off for this search: %s", again)
+                return None
+        except ModelUnavailable as error:  # degrade to words, as a model step falls back
+            log.warning("semantic recall off for this search: %s", error)
+            return None
         world, name = self.world, embedder.name
         return Semantic(similarities(world, owner, name, query), recall.semantic_weight,
                         recall.semantic_candidates, passage_similarities(world, owner, name, query))

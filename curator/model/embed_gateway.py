@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from curator.domain.errors import ModelUnavailable
@@ -57,7 +58,11 @@ class LiteLLMEmbedder:
         if key is not None:
             kwargs["api_key"] = key
         try:
-            response = litellm.embedding(**kwargs)
+            # In a thread of its own, as the gateway's calls are (llm.py, call_many): litellm's
+            # sync error path calls asyncio.get_event_loop(), which on the main thread would
+            # create and leave behind an event loop.
+            with ThreadPoolExecutor(1, thread_name_prefix="curator-embed") as pool:
+                response = pool.submit(litellm.embedding, **kwargs).result()
         except Exception as error:  # litellm raises its own types per provider: report them all
             raise ModelUnavailable(f"embedding failed: {type(error).__name__}: {error}"[:500],
                                    model=self.name) from error

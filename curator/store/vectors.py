@@ -92,6 +92,16 @@ def passage_vectors(world: World, owner: str, model: str) -> list[tuple[int, byt
         "select passage_id, vector from passage_vectors where owner = ? and model = ?", (owner, model))]
 
 
+def prune(world: World) -> int:
+    """Delete the vectors of memories that are gone (a deleted character's, an import's
+    replaced ones); returns how many. Call inside a transaction."""
+    cur = world.conn.execute(
+        "delete from memory_vectors where not exists (select 1 from memories m where m.seq = "
+        "memory_vectors.seq and m.id = memory_vectors.memory_id) and not exists (select 1 from "
+        "memory_archive a where a.seq = memory_vectors.seq and a.id = memory_vectors.memory_id)")
+    return int(cur.rowcount or 0)
+
+
 def vector_counts(world: World, model: str | None) -> dict[str, int]:
     """How many memories and passages there are, and how many have a vector of `model`."""
     one = world.conn.execute

@@ -39,6 +39,8 @@ def embed_command(spec: str | None, off: bool, status: bool, character: str | No
         raise InvalidInput("--setup and --off exclude each other", field="setup")
     reader = FallbackDecider("embedding only")
     with open_curator(db, read=spec is None, model=None, decider=reader) as curator:
+        if character is not None:
+            character = curator.world.known_character(character)  # an unknown name: exit 1
         if off:
             curator.set_embedder(None)
         elif spec is not None:

@@ -12,6 +12,8 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from curator.store.m014_vectors import M014_SCRIPT
+
 migrations = Migrations("curator")
 
 _MEMORY_COLUMNS: dict[str, Any] = {
@@ -369,17 +371,8 @@ def m010_character_clocks(db: Database) -> None:
 
 @migrations()
 def m014_vectors(db: Database) -> None:
-    """Embedding vectors (issue #19) by memory seq and passage; stale ones are dropped."""
-    _run_script(db.conn, """
-    create table memory_vectors (seq integer primary key, memory_id text not null, owner text not null,
-        model text not null, vector blob not null);
-    create index memory_vectors_owner on memory_vectors (owner, model);
-    create table passage_vectors (passage_id integer primary key, owner text not null,
-        model text not null, vector blob not null);
-    create trigger memory_vectors_stale after update of content, subject on memories begin
-        delete from memory_vectors where seq = new.seq; end;
-    create trigger passage_vectors_gone after delete on passages begin
-        delete from passage_vectors where passage_id = old.id; end;""")
+    """Embedding vectors by memory seq and by passage (m014_vectors.py)."""
+    _run_script(db.conn, M014_SCRIPT)
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from curator.evolution.personality import AttributeChange, Drift, PersonalitySnapshot
     from curator.evolution.report import EvolutionReport
     from curator.model.calls import CallRecord, CallSummary
+    from curator.model.embedders import Embedder, HashingEmbedder, embedder_from_spec
     from curator.model.extras import install_command
     from curator.model.settings import ModelSettings
     from curator.model.steps import FallbackDecider
@@ -146,6 +147,9 @@ _EXPORTS = {
     "CallRecord": "curator.model.calls",
     "CallSummary": "curator.model.calls",
     "install_command": "curator.model.extras",
+    "Embedder": "curator.model.embedders",
+    "HashingEmbedder": "curator.model.embedders",
+    "embedder_from_spec": "curator.model.embedders",
     "ModelSettings": "curator.model.settings",
     "FallbackDecider": "curator.model.steps",
     "Block": "curator.recall.blocks",
@@ -195,12 +199,14 @@ __all__ = [
     "CuratorError",
     "DiskFull",
     "Drift",
+    "Embedder",
     "EvolutionConfig",
     "EvolutionReport",
     "FallbackDecider",
     "FixtureMissing",
     "ForeignDatabase",
     "Gap",
+    "HashingEmbedder",
     "Intent",
     "InvalidInput",
     "InvalidTurn",
@@ -245,6 +251,7 @@ __all__ = [
     "WorldStorageError",
     "WorldTooNew",
     "display_name",
+    "embedder_from_spec",
     "install_command",
     "load_json",
     "parse_turn",

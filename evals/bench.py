@@ -25,6 +25,10 @@ beside it (curator/evals/locomo_tuning.py; --no-tune: the shipped weights alone)
     python -m evals.bench context
     python -m evals.bench locomo ../shared/data/locomo/locomo-dev.json
 
+`embed` measures semantic recall's cost with the local embedding model (evals/bench_embed.py):
+
+    python -m evals.bench embed
+
 `scale` grows a world of 10,000 characters by 100,000 turns and measures observe, context,
 an evolution cycle, the longest write transaction, export, `curator --help` and peak memory
 against their targets (evals/bench_scale.py; `--quick` is a small world for CI, `--keep PATH`
@@ -158,7 +162,17 @@ def main(argv: list[str] | None = None) -> int:
     locomo.add_argument("--json", action="store_true", help="print one JSON object")
     locomo.add_argument("--no-tune", action="store_true",
                         help="the shipped weights alone (no leave-one-conversation-out)")
+    embed = commands.add_parser("embed", help="semantic recall's cost: embedding per memory and turn, lag, "
+                                              "observe and context with embeddings (evals/bench_embed.py)")
+    embed.add_argument("--spec", default="local", help="the embedder (default local)")
+    embed.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.command == "embed":
+        from evals.bench_embed import bench_embed, format_embed
+
+        measured = bench_embed(args.spec)
+        print(json.dumps(measured, indent=2) if args.json else format_embed(measured))
+        return 0
     if args.command == "context":
         from evals.bench_context import bench_context, format_context_report
 

@@ -26,7 +26,7 @@ JSON_COMMANDS = {"play", "observe", "show", "characters", "end-episode", "fade",
                  "block show", "block consumers", "passage list", "passage search"}
 COMMANDS = cli_commands()  # "show", "block list", …: what a user runs, groups walked through
 # Commands that never open a world file, and so take no --db.
-NO_WORLD = {"eval locomo", "eval run", "eval diff", "eval judge"}
+NO_WORLD = {"eval locomo", "eval run", "eval diff", "eval judge", "eval paraphrase"}
 MEMORY_FIELDS = ("event", "timestamp", "emotional_impact", "importance")
 
 

@@ -66,9 +66,12 @@ TABLE: dict[str, tuple[list[str], list[str] | None, tuple[list[str], int]]] = {
     "context": (["context", "bear", "--layers", "bogus"], ["context", "nobody"], (["context", "bear"], 3)),
     "delete": (["delete", "bear"], ["delete", "nobody", "--yes"], (["delete", "owl", "--yes"], 3)),
     "end-episode": (["end-episode", A], ["end-episode", "nobody"], (["end-episode", "bear"], 3)),
+    "embed": (["embed", "--setup", "nope"], ["embed", "--character", "nobody"],
+              (["embed", "--setup", "hashing"], 3)),
     "eval diff": (["eval", "diff", "OBJ", "OBJ"], None, ([], 0)),
     "eval judge": (["eval", "judge", "OBJ"], None, ([], 0)),
     "eval locomo": (["eval", "locomo", "OBJ"], None, ([], 0)),
+    "eval paraphrase": (["eval", "paraphrase", "OBJ"], None, ([], 0)),
     "eval run": (["eval", "run", "OBJ"], None, ([], 0)),
     "evolution reports": (["evolution", "reports", "extra"], ["evolution", "reports"],
                           (["evolution", "reports"], 1)),  # no report yet: 1, the lock does not matter
@@ -173,7 +176,7 @@ def run(args: list[str], place: dict[str, str], command: str) -> Result:
     return CliRunner().invoke(cli, filled)
 
 
-NO_WORLD = {"eval diff", "eval judge", "eval locomo", "eval run"}
+NO_WORLD = {"eval diff", "eval judge", "eval locomo", "eval paraphrase", "eval run"}
 
 
 def assert_one_line(result: Result, code: int) -> str:

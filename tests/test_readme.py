@@ -145,6 +145,9 @@ NOT_RUN = {
     r"^export OPENAI_API_KEY=": "a hosted provider's key",
     r"--model gpt-4o-mini": "a hosted model: the network",
     r"^scripts/local_model\.sh": "downloads and serves a local model",
+    r"^scripts/install_embed_model\.sh": "installs the local embedding model (CI installs it)",
+    r"^curator embed ": "needs the local embedding model; tests/test_embeddings.py runs these commands "
+                        "with the hashing embedder, and the real model where it is installed",
     r"--api-base http://127\.0\.0\.1:8767": "needs the local model server scripts/local_model.sh starts",
     r"^python -m evals\.bench": "benchmarks: minutes each, run on purpose",
     r"--mode replay": "replays every recorded answer: 35-50 s a run on a 2-core machine; .ci/run runs "

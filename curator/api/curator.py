@@ -32,6 +32,7 @@ from curator.api.access import Connections, translated
 from curator.api.budget import BudgetMixin
 from curator.api.cycles import cycle_units, fade_in_batches
 from curator.api.editing import MemoryEditing
+from curator.api.embeddings import SemanticRecall
 from curator.api.exporting import WorldExport
 from curator.api.knowing import Knowing
 from curator.api.parsing import kind_of, parse_turn, parse_turns
@@ -68,7 +69,7 @@ R = TypeVar("R")
 
 
 @translated
-class Curator(MemoryEditing, Saves, BudgetMixin, WorldExport, WorldReads, Knowing):
+class Curator(MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, WorldReads, Knowing):
     """Memories for the characters of one world (one SQLite file). Safe to share between
     threads: each thread that uses it gets a connection of its own (access.py)."""
 

@@ -45,6 +45,7 @@ from curator.recall.network import network_of
 from curator.recall.passages import Passages, passages_document
 from curator.recall.query import name_candidates, read_query
 from curator.recall.ranking import Recalled, rank, refresh_recalled
+from curator.recall.semantic import Semantic
 from curator.store.oplog import log_operation
 from curator.store.world import World
 
@@ -161,14 +162,16 @@ class WorldReads:
         read = read_query(query, self.world.characters_among(name_candidates(query)))
         if not wanted.active:
             return rank(self.world, owner, read, config=recall, weights=recall.search_weights,
-                        present=present, now=self.world.clock(), limit=limit, domain=domain)
+                        present=present, now=self.world.clock(), limit=limit, domain=domain,
+                        semantic=self._semantic(owner, query))
         excluded, newest = partition(self.world, owner, wanted, recall.candidates)
         # Matches are searched deeper than `limit` (ranking's depth), since the filter may
         # leave most of them out; a query with no words has the newest passing as candidates.
         extra = {seq: "filter" for seq in newest} if read.fts() is None else None
         return rank(self.world, owner, read, config=recall, weights=recall.search_weights,
                     present=present, now=self.world.clock(), limit=limit, domain=domain,
-                    extra=extra, depth=max(limit, recall.candidates // 4), exclude=excluded)
+                    extra=extra, depth=max(limit, recall.candidates // 4), exclude=excluded,
+                    semantic=self._semantic(owner, query))
 
     def context(self, character: str, situation: str = "", *, with_: Sequence[str] = (),
                 max_tokens: int | None = None, peek: bool = False,
@@ -193,7 +196,8 @@ class WorldReads:
             raise InvalidInput(f"at most {MAX_REALITY} characters", field="situation")
         present = list(dict.fromkeys(p for p in (self._id(c) for c in with_) if p != owner))
         now = self.world.clock()
-        items, memories = gather(self.world, owner, situation, present, recall, now, on, domain)
+        semantic = self._semantic(owner, situation) if situation.strip() else None
+        items, memories = gather(self.world, owner, situation, present, recall, now, on, domain, semantic)
         name = display_name(owner) if (row := self.world.character_row(owner)) is None else row["name"]
         text, tokens, kept, dropped = fit(name, items, budget, recall.encoding)
         used = [memories[i.key] for i in kept if i.section in ("core", "memory", "short_term")]
@@ -249,6 +253,11 @@ class WorldReads:
         return cast(Passages, Logged(Passages(self.world), "passages", lambda: self.world))
 
     # -- helpers -------------------------------------------------------------------------
+
+    def _semantic(self, owner: str, text: str) -> Semantic | None:
+        """Embedding similarities of `text` for recall; None without an embedder (embeddings.py
+        overrides this)."""
+        return None
 
     @staticmethod
     def _id(character: str) -> str:

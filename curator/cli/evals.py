@@ -16,6 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from curator.cli.eval_semantic import (
+    embedder_or_reason,
+    embeddings_option,
+    locomo_embedding_lines,
+    paraphrase_command,
+    weight_option,
+)
 from curator.cli.options import json_option, one_line_errors, print_json
 
 if TYPE_CHECKING:  # the runner is imported when a run starts, not for `curator --help`
@@ -26,6 +33,7 @@ def eval_group() -> None:
     """Evaluations: scored runs over eval cases and benchmark data."""
 
 
+eval_group.add_command(paraphrase_command)
 CASES_DIR = Path("evals") / "cases"
 
 
@@ -248,10 +256,13 @@ def diff_command(a: Path, b: Path, as_json: bool) -> None:
               help="Comma-separated cut-offs for recall@k")
 @click.option("--tune/--no-tune", default=True, show_default=True,
               help="Score leaving one conversation out (minutes); --no-tune: the shipped weights alone")
+@embeddings_option
+@weight_option
 @json_option
 @one_line_errors
-def locomo_command(path: Path, ks: str, tune: bool, as_json: bool) -> None:
-    """Retrieval recall@k on LoCoMo conversations (no model, no embeddings).
+def locomo_command(path: Path, ks: str, tune: bool, embeddings: str | None, weight: float | None,
+                   as_json: bool) -> None:
+    """Retrieval recall@k on LoCoMo conversations (no model; embeddings with --embeddings).
 
     Plays each conversation into a scratch world (every utterance a turn, observed by a
     listener), then asks recall for each question's evidence turns. The headline figure
@@ -267,14 +278,18 @@ def locomo_command(path: Path, ks: str, tune: bool, as_json: bool) -> None:
         raise click.BadParameter("--k takes positive numbers like 5,10,25")
     started = time.perf_counter()
     quiet = as_json or not sys.stderr.isatty()
-    result = evaluate(path, cutoffs, tune=tune,
+    embedder, reason = embedder_or_reason(embeddings)
+    result = evaluate(path, cutoffs, tune=tune, embedder=embedder,
+                      weights=None if weight is None else [weight],
                       progress=None if quiet else lambda line: click.echo(line, err=True))
     if as_json:
-        print_json(result)
+        print_json({**result, "embeddings_not_run": reason} if embeddings else result)
         return
     seconds = time.perf_counter() - started
     click.echo(f"LoCoMo retrieval, {result['questions']} questions, {seconds:.1f} s")
     click.echo("\n".join(locomo_table(result, cutoffs)))
+    for line in locomo_embedding_lines(result, cutoffs, reason):
+        click.echo(line)
 
 
 def locomo_table(result: dict[str, Any], cutoffs: list[int]) -> list[str]:

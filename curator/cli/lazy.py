@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                 "The memory context for CHARACTER's next prompt, within a token budget."),
     "delete": ("blocks", "delete_command",
                "Delete CHARACTER and everything that refers to it (needs --yes)."),
+    "embed": ("embed", "embed_command",
+              "Semantic recall: set the world's embedder, and embed the memories that lack a vector."),
     "end-episode": ("turns", "end_episode",
                     "End an episode for CHARACTER: fold recent memories into summaries, consider core."),
     "eval": ("evals", "eval_group", "Evaluations: scored runs over eval cases and benchmark data."),

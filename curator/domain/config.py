@@ -83,6 +83,11 @@ class RecallConfig(BaseModel):
                               description="tries before a skill is shown in the context")
     encoding: str = Field(default="cl100k_base", description="tiktoken encoding for budgets")
     default_max_tokens: int = Field(default=1_000, ge=50, le=1_000_000)
+    # Semantic recall (recall/semantic.py), used only once a world names an embedder.
+    semantic_weight: float = Field(default=0.3, ge=0.0, le=10.0,
+                                   description="an embedding match's share of relevance (0: words only)")
+    semantic_candidates: int = Field(default=20, ge=0, le=500,
+                                     description="best embedding matches added to the candidates")
 
 
 DEFAULT_ATTRIBUTES = ("thoroughness", "speed", "creativity", "caution", "independence", "collaboration",

@@ -7,8 +7,10 @@ captions included), at its session's date, observed by a character `listener` wh
 one memory per utterance (formation thresholds are set to 0 for this: a listener keeps
 every utterance) and whose memories keep their source turn ids. For each question with
 evidence, `Curator.search` brings the listener's top k memories to mind, and recall@k is
-the share of the evidence turns among their sources (`score`). No model and no embeddings
-are involved. locomo_tuning.py scores recall so, leaving one conversation out.
+the share of the evidence turns among their sources (`score`). No model is involved; with an
+embedder (`embed`, `score(embedder=...)`), each conversation's memories are embedded once and
+its questions asked again with embeddings fused at a weight. locomo_tuning.py scores recall
+so, leaving one conversation out.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from curator import CuratorConfig, InvalidInput
+from curator import CuratorConfig, Embedder, InvalidInput
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 LISTENER = "listener"
@@ -123,18 +125,33 @@ def play(samples: list[dict[str, Any]], scratch: Path) -> list[Played]:
 Scores = list[tuple[str, dict[int, float]]]  # per question: its category, recall by k
 
 
-def score(conversation: Played, ks: list[int], relevance: dict[str, float] | None = None) -> Scores:
+def embed(conversation: Played, embedder: Embedder) -> int:
+    """Embed the listener's memories of a played conversation (kept in its world: the scores
+    after reuse them); how many were embedded."""
+    from curator import Curator
+
+    with Curator(conversation.world, config=listener_config(), model=None) as curator:
+        curator.use_embedder(embedder)
+        return curator.embed_pending().memories
+
+
+def score(conversation: Played, ks: list[int], relevance: dict[str, float] | None = None, *,
+          embedder: Embedder | None = None, semantic_weight: float | None = None) -> Scores:
     """Recall@k of each of a played conversation's questions, with the listener's memories
-    ranked under `relevance` (RelevanceWeights fields; the defaults where None)."""
+    ranked under `relevance` (RelevanceWeights fields; the defaults where None), and with
+    `embedder`'s similarities fused at `semantic_weight` (the default where None)."""
     from curator import Curator
 
     config = listener_config()
+    recall = config.recall
     if relevance:
-        recall = config.recall
-        config = config.model_copy(update={"recall": recall.model_copy(
-            update={"relevance": recall.relevance.model_copy(update=relevance)})})
+        recall = recall.model_copy(update={"relevance": recall.relevance.model_copy(update=relevance)})
+    if semantic_weight is not None:
+        recall = recall.model_copy(update={"semantic_weight": semantic_weight})
+    config = config.model_copy(update={"recall": recall})
     out: Scores = []
     with Curator(conversation.world, config=config, model=None) as curator:
+        curator.use_embedder(embedder)
         for category, question, evidence in conversation.questions:
             ranked = [r.memory.source_turns for r in curator.search(LISTENER, question, limit=max(ks))]
             out.append((category, {k: recall_at_k(evidence, ranked, k) for k in ks}))

@@ -31,6 +31,7 @@ from curator.recall.index import latest_seqs, memories_by_seq, scene_seqs
 from curator.recall.passages import Passages
 from curator.recall.query import name_candidates, read_query
 from curator.recall.ranking import Recalled, rank
+from curator.recall.semantic import Semantic, semantic_passages
 from curator.store import knowing
 from curator.store.world import World
 
@@ -153,8 +154,8 @@ def trust_words(trust: float) -> str:
 
 
 def gather(world: World, owner: str, situation: str, present: list[str], config: RecallConfig,
-           now: datetime | None, on: frozenset[Section] = frozenset(_ORDER), domain: str | None = None
-           ) -> tuple[list[ContextItem], dict[str, Memory]]:
+           now: datetime | None, on: frozenset[Section] = frozenset(_ORDER), domain: str | None = None,
+           semantic: Semantic | None = None) -> tuple[list[ContextItem], dict[str, Memory]]:
     """Every candidate item with its value, and the memories behind memory items by id
     (only for the sections in `on`)."""
     row = world.character_row(owner)
@@ -227,7 +228,7 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
             fields)
     read = read_query(situation, world.characters_among(name_candidates(situation)))
     if not on & {"core", "memory", "short_term"}:
-        return _passages(world, owner, situation, read.terms, on, items, add, line), memories
+        return _passages(world, owner, situation, read.terms, on, items, add, line, semantic), memories
     # Core memories of the self and of those present are always candidates.
     extra = scene_seqs(world, owner, [None, *present], config.scene_per_tier)
     for seq in latest_seqs(world, owner, config.max_memories):  # recency counts without a match
@@ -239,7 +240,7 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
                 window[seq] = newest[seq]
     ranked = rank(world, owner, read, config=config, weights=config.weights, present=present, now=now,
                   limit=config.max_memories, extra=extra, depth=config.max_memories,
-                  exclude=frozenset(window), core_beyond_limit=True, domain=domain)
+                  exclude=frozenset(window), core_beyond_limit=True, domain=domain, semantic=semantic)
     chosen = 0
     how = known_how(world, [r.memory for r in ranked] + list(window.values()))
     for r in ranked:
@@ -267,17 +268,21 @@ def gather(world: World, owner: str, situation: str, present: list[str], config:
             "when": _ago(memory.created_at, now)}
         add("short_term", memory.id, line("short_term_line", fields), _BASE["short_term"] - rank_no,
             "in the short-term window", fields)
-    return _passages(world, owner, situation, read.terms, on, items, add, line), memories
+    return _passages(world, owner, situation, read.terms, on, items, add, line, semantic), memories
 
 
 def _passages(world: World, owner: str, situation: str, terms: list[str], on: frozenset[Section],
-              items: list[ContextItem], add: Callable[..., None], line: Callable[[str, dict[str, Any]], str]
-              ) -> list[ContextItem]:
-    if "passage" in on and terms:
-        for i, hit in enumerate(Passages(world).search(owner, situation, limit=3)):
-            fields = {"content": hit.content, "tags": list(hit.tags)}
-            add("passage", str(hit.id), line("passage_line", fields), _BASE["passage"] - i,
-                "archive passage matching the situation", fields)
+              items: list[ContextItem], add: Callable[..., None], line: Callable[[str, dict[str, Any]], str],
+              semantic: Semantic | None = None) -> list[ContextItem]:
+    if "passage" not in on:
+        return items
+    found = semantic_passages(world, owner, situation, semantic, 3) if semantic is not None else None
+    if found is None:
+        found = [(hit, "archive passage matching the situation")
+                 for hit in (Passages(world).search(owner, situation, limit=3) if terms else [])]
+    for i, (hit, why) in enumerate(found):
+        fields = {"content": hit.content, "tags": list(hit.tags)}
+        add("passage", str(hit.id), line("passage_line", fields), _BASE["passage"] - i, why, fields)
     return items
 
 

@@ -26,6 +26,7 @@ from curator.recall.index import Facts, domain_seqs, facts_by_seq, memories_by_s
 from curator.recall.network import linked
 from curator.recall.query import Query
 from curator.recall.relevance import lexical_relevance
+from curator.recall.semantic import Semantic, fuse
 from curator.store.world import World
 
 # The memory network (network.py), followed one hop from the best matches: a linked memory
@@ -70,7 +71,8 @@ class Recalled:
 def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weights: RecallWeights,
          present: list[str], now: datetime | None, limit: int, extra: dict[int, str] | None = None,
          depth: int | None = None, exclude: frozenset[int] = frozenset(), core_beyond_limit: bool = False,
-         hop: float | None = None, domain: str | None = None) -> list[Recalled]:
+         hop: float | None = None, domain: str | None = None, semantic: Semantic | None = None
+         ) -> list[Recalled]:
     """The owner's memories best suited to `query`, best first, at most `limit`.
 
     `extra` adds candidates by seq that need not match (the scene's core and recent
@@ -80,10 +82,13 @@ def rank(world: World, owner: str, query: Query, *, config: RecallConfig, weight
     keeps every core memory it can fit); `hop`: the share of a top match's relevance its
     linked memories get (default HOP_SHARE; 0: links are not followed); `domain`: the
     memories the game filed under it (the newest `candidates` of them are candidates without
-    a match) get the `domain` part. Only what is returned is read in full."""
+    a match) get the `domain` part; `semantic`: embedding similarities fused into relevance
+    (semantic.py). Only what is returned is read in full."""
     relevance, facts, matched = lexical_relevance(world, owner, query, config, depth or limit,
                                                   None if now is None else now.date())
     sources: dict[int, list[str]] = {seq: ["match" if seq in matched else "neighbour"] for seq in facts}
+    if semantic is not None:
+        fuse(world, semantic, relevance, facts, sources)
     hop = HOP_SHARE if hop is None else hop
     if hop > 0.0:
         _follow_links(world, relevance, facts, sources, hop)

@@ -15,6 +15,7 @@ from sqlite_utils.migrations import Migrations
 from curator.store.m004_recall import M004_SCRIPT
 from curator.store.m012_knowing import M012_SCRIPT
 from curator.store.m013_budgets import create_budgets
+from curator.store.m014_vectors import M014_SCRIPT
 from curator.store.saves_schema import SAVES_SCHEMA
 
 migrations = Migrations("curator")
@@ -308,6 +309,12 @@ def m013_model_budgets(db: Database) -> None:
     """Model budgets per character or group, and the game day each call is charged to
     (m013_budgets.py)."""
     create_budgets(db)
+
+
+@migrations()
+def m014_vectors(db: Database) -> None:
+    """Embedding vectors by memory seq and by passage (m014_vectors.py)."""
+    _run_script(db.conn, M014_SCRIPT)
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:

@@ -23,7 +23,6 @@ from curator.domain.models import MAX_TEXT, Memory, MemoryKind, Relationship, Ti
 from curator.store.edits import (
     MemoryEdit,
     edit_history,
-    find_memory,
     log_edit,
     set_content,
     set_pinned,
@@ -70,7 +69,7 @@ class MemoryEditing(WorldReads):
 
     def memory(self, memory_id: str) -> Memory:
         """One memory by id, live or archived (`UnknownMemory` if there is none)."""
-        found = find_memory(self.world, _memory_id(memory_id))
+        found = self.world.find_memory(_memory_id(memory_id))
         if found is None:
             raise UnknownMemory(memory_id)
         return found
@@ -79,7 +78,7 @@ class MemoryEditing(WorldReads):
         """The hand changes of one memory, oldest first."""
         key = _memory_id(memory_id)
         edits = edit_history(self.world, key)
-        if not edits and find_memory(self.world, key) is None:
+        if not edits and self.world.find_memory(key) is None:
             raise UnknownMemory(memory_id)
         return edits
 
@@ -109,7 +108,7 @@ def _apply(world: World, kind: str, args: dict[str, Any]) -> Memory:
         log_edit(world, MemoryEdit(memory_id=memory.id, owner=memory.owner, action="add",
                                    after=memory.content, by=args["by"], at=args["at"], world_time=when))
         return memory
-    found = find_memory(world, args["id"])
+    found = world.find_memory(args["id"])
     if found is None:
         raise UnknownMemory(args["id"])
     memory = found

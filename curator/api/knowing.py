@@ -164,7 +164,7 @@ def _share(world: World, group: str, item: dict[str, Any], owners: Iterable[str]
     seq = world.next_memory_seq()
     for owner in owners:
         mid = memory_id(told_in, owner, 0)
-        if knowing.find_memory(world, mid) is not None:
+        if world.find_memory(mid) is not None:
             continue  # it rejoined: it still holds it
         subject = item["subject"] if item["subject"] != owner else None
         if subject is not None and subject not in world.relationship_others(owner):

@@ -13,8 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, field_validator
 
-from curator.domain.models import Memory, parse_time
-from curator.store.rows import SELECT_MEMORY, archived_from_row, memory_from_row
+from curator.domain.models import parse_time
 from curator.store.world import World
 
 
@@ -40,15 +39,6 @@ class MemoryEdit(BaseModel):
 
 _EDIT = ("memory_id", "owner", "action", "before", "after", "by", "at", "world_time")
 
-
-def find_memory(world: World, memory_id: str) -> Memory | None:
-    """A memory by id, live or archived."""
-    row = world.conn.execute(f"{SELECT_MEMORY} from memories where id = ?", (memory_id,)).fetchone()
-    if row is not None:
-        return memory_from_row(row)
-    row = world.conn.execute(f"{SELECT_MEMORY}, archived_at, archived_reason from memory_archive "
-                             "where id = ?", (memory_id,)).fetchone()
-    return None if row is None else archived_from_row(row)
 
 
 def set_content(world: World, memory_id: str, content: str) -> None:

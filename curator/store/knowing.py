@@ -13,7 +13,6 @@ from typing import Any
 
 from curator.domain.knowing import Provenance
 from curator.domain.models import Memory, iso
-from curator.store.rows import SELECT_MEMORY, archived_from_row, memory_from_row
 from curator.store.world import World
 
 _SOURCE = "select memory_id, origin, confidence, hops, mouths, about, told_in, held_by from memory_sources"
@@ -62,15 +61,6 @@ def sources_of(world: World, owner: str) -> dict[str, Provenance]:
         f"{_SOURCE} where owner = ? order by memory_id", (owner,))}
 
 
-def find_memory(world: World, memory_id: str) -> Memory | None:
-    """A memory by id, live or archived."""
-    row = world.conn.execute(f"{SELECT_MEMORY} from memories where id = ?", (memory_id,)).fetchone()
-    if row is not None:
-        return memory_from_row(row)
-    row = world.conn.execute(f"{SELECT_MEMORY}, archived_at, archived_reason from memory_archive "
-                             "where id = ?", (memory_id,)).fetchone()
-    return archived_from_row(row) if row is not None else None
-
 
 def logged_payload(world: World, turn_id: str) -> dict[str, Any] | None:
     """A logged turn's payload (the turn as the game sent it), if it is logged."""
@@ -84,7 +74,7 @@ def hearsay_of(world: World, owner: str, turn_id: str) -> list[tuple[Memory, Pro
                               "order by hops, memory_id", (owner, turn_id)).fetchall()
     found = []
     for row in rows:
-        memory = find_memory(world, row[0])
+        memory = world.find_memory(row[0])
         if memory is not None:
             found.append((memory, _provenance(row)))
     return found
@@ -95,7 +85,7 @@ def perceived_memories(world: World, owner: str, turn_id: str) -> list[Memory]:
     ids = [r[0] for r in world.conn.execute(
         "select memory_id from memory_sources where owner = ? and about = ? and origin in "
         "('did', 'witnessed') order by memory_id", (owner, turn_id))]
-    return [m for m in (find_memory(world, i) for i in ids) if m is not None]
+    return [m for m in (world.find_memory(i) for i in ids) if m is not None]
 
 
 # -- groups ---------------------------------------------------------------------------------

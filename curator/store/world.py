@@ -277,6 +277,15 @@ class World(Transactions):
             "order by seq", (owner, subject, tier.value)).fetchall()
         return [memory_from_row(row) for row in rows]
 
+    def find_memory(self, memory_id: str) -> Memory | None:
+        """A memory by id, live or archived (it keeps its id when archived)."""
+        row = self.conn.execute(f"{SELECT_MEMORY} from memories where id = ?", (memory_id,)).fetchone()
+        if row is not None:
+            return memory_from_row(row)
+        row = self.conn.execute(f"{SELECT_MEMORY}, archived_at, archived_reason from memory_archive "
+                                "where id = ?", (memory_id,)).fetchone()
+        return None if row is None else archived_from_row(row)
+
     def live_memories(self, owner: str, subject: str | None) -> tuple[list[Memory], list[Memory]]:
         """The recent and the core memories about one subject, oldest first: one statement
         where `memories` takes two (a turn loads these for every thread of every perceiver)."""

@@ -91,7 +91,7 @@ def _ground(world: World, turn: Turn, story: Story, about: str, where: str) -> N
         story.origin, story.hops, story.mouths = source.origin, source.hops, list(source.mouths)
         story.basis_trust = source.confidence
         return
-    memory = knowing.find_memory(world, about)
+    memory = world.find_memory(about)
     if memory is None:
         raise NotKnown(f"no turn or memory has the id {about!r}", field=where, turn_id=turn.id)
     if memory.owner != teller:

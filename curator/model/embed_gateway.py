@@ -18,6 +18,7 @@ from typing import Any
 
 from curator.domain.errors import ModelUnavailable
 from curator.model.extras import install_command
+from curator.model.settings import endpoint_kwargs
 
 
 class LiteLLMEmbedder:
@@ -49,14 +50,8 @@ class LiteLLMEmbedder:
         except ModuleNotFoundError as error:
             raise ModelUnavailable(f"the llm extra is not installed: {install_command('llm')}",
                                    model=self.name) from error
-        kwargs: dict[str, Any] = {"model": self.model, "input": list(texts), "timeout": self.timeout}
-        if self.api_base:
-            kwargs["api_base"] = self.api_base
-        key = self.api_key
-        if key is None and self.api_base and not os.environ.get("OPENAI_API_KEY"):
-            key = "not-needed"  # local OpenAI-compatible servers take any key; the SDK wants one
-        if key is not None:
-            kwargs["api_key"] = key
+        kwargs: dict[str, Any] = {"model": self.model, "input": list(texts), "timeout": self.timeout,
+                                  **endpoint_kwargs(self.api_base, self.api_key)}
         try:
             # In a thread of its own, as the gateway's calls are (llm.py, call_many): litellm's
             # sync error path calls asyncio.get_event_loop(), which on the main thread would

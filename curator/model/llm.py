@@ -45,6 +45,7 @@ from curator.model.extras import install_command
 from curator.model.responses import answer_text, refused, schema_in_json_object, usage_count
 from curator.model.rounds import Answer, Request
 from curator.model.settings import ModelSettings as ModelSettings  # public as curator.model.llm.ModelSettings
+from curator.model.settings import endpoint_kwargs
 
 log = logging.getLogger("curator.model.llm")
 
@@ -190,14 +191,7 @@ class _Call:
             "max_tokens": settings.max_tokens, "num_retries": 0,
             "extra_headers": {"X-Curator-Template": f"{step.template}@{prompts.template_hash(step.template)}",
                               "X-Curator-Schema": schema_hash(step.asks)}}
-        if settings.api_base:
-            kwargs["api_base"] = settings.api_base
-        key = settings.api_key
-        if key is None and settings.api_base and not os.environ.get("OPENAI_API_KEY"):
-            key = "not-needed"  # local OpenAI-compatible servers take any key; the SDK wants one
-        if key is not None:
-            kwargs["api_key"] = key
-        return kwargs
+        return {**kwargs, **endpoint_kwargs(settings.api_base, settings.api_key)}
 
     def answered(self, answer: BaseModel) -> Answer:
         step = self.request.step

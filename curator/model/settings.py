@@ -61,3 +61,15 @@ class ModelSettings(BaseModel):
         except ValidationError as error:
             first = error.errors()[0]
             raise InvalidInput(first["msg"], field=".".join(map(str, first["loc"]))) from error
+
+
+def endpoint_kwargs(api_base: str | None, api_key: str | None) -> dict[str, Any]:
+    """litellm's `api_base`/`api_key` arguments for a call (completion or embedding)."""
+    kwargs: dict[str, Any] = {}
+    if api_base:
+        kwargs["api_base"] = api_base
+    if api_key is None and api_base and not os.environ.get("OPENAI_API_KEY"):
+        api_key = "not-needed"  # local OpenAI-compatible servers take any key; the SDK wants one
+    if api_key is not None:
+        kwargs["api_key"] = api_key
+    return kwargs

@@ -330,6 +330,27 @@ def test_a_failing_embedder_leaves_search_to_the_words(caplog: pytest.LogCapture
         assert "semantic recall off for this search" in caplog.text and "connection refused" in caplog.text
 
 
+def test_a_world_naming_an_embedder_this_install_lacks_searches_by_words(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A world set up with `local` on one machine, opened where the model is not installed:
+    search and context go on with words alone (as a model step falls back), never an error."""
+    import curator.api.embeddings as embeddings
+
+    with played() as curator:
+        words = [r.seq for r in curator.search("bear", "wolf undergrowth", limit=3)]
+        curator.set_embedder("hashing")
+
+        def missing(spec: str) -> None:
+            raise ModelUnavailable("the local embedding model is not installed", model=spec)
+
+        monkeypatch.setattr(embeddings, "embedder_from_spec", missing)
+        curator.__dict__.pop("_embedder_cache", None)  # as a fresh process finds it
+        with caplog.at_level("WARNING", logger="curator.embeddings"):
+            assert [r.seq for r in curator.search("bear", "wolf undergrowth", limit=3)] == words
+            assert curator.context("bear", "wolf undergrowth", peek=True).items
+        assert "semantic recall off for this search" in caplog.text and "not installed" in caplog.text
+
+
 def test_catching_up_the_world_prunes_the_vectors_of_a_deleted_character() -> None:
     with played() as curator:
         curator.set_embedder("hashing")

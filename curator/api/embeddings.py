@@ -88,8 +88,14 @@ class SemanticRecall:
 
     def _semantic(self, owner: str, text: str) -> Semantic | None:
         recall = self.config.recall
-        embedder = self.embedder()
-        if embedder is None or recall.semantic_weight <= 0.0 or not text.strip():
+        if recall.semantic_weight <= 0.0 or not text.strip():
+            return None
+        try:
+            embedder = self.embedder()
+        except ModelUnavailable as error:  # the world names an embedder this install lacks
+            log.warning("semantic recall off for this search: %s", error)
+            return None
+        if embedder is None:
             return None
         try:
             catch_up(self.world, embedder, owner=owner)

@@ -118,6 +118,10 @@ def test_a_memory_of_another_turn_is_refused_with_the_reason() -> None:
 
 def test_a_long_memory_keeps_its_first_sentences() -> None:
     assert first_sentences("Wolf came. " + "word " * 50) == "Wolf came."
+    # the schema's cap ends a copied scene mid-sentence: the unfinished part is left out
+    assert first_sentences("Wolf came. He sniffed the air and") == "Wolf came."
+    assert first_sentences('Wolf came. "Go," he said.') == 'Wolf came. "Go," he said.'
+    assert first_sentences("Wolf came and sniffed the") == "Wolf came and sniffed the"
     long = answer(memory="word " * 60)
     assert long.memory.endswith("…") and len(long.memory.split()) == 40
 

@@ -49,12 +49,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 def first_sentences(text: str, words: int = MEMORY_WORDS) -> str:
     """As many whole sentences of `text` as fit in `words` words (at least the first, cut at
-    `words` with '…'): a small model asked for one sentence often copies the whole scene."""
+    `words` with '…'): a small model asked for one sentence often copies the whole scene, and
+    the schema's length cap then ends it mid-sentence; an unfinished last sentence after a
+    whole one is left out."""
     kept: list[str] = []
     for part in _SENTENCE_END.split(text):
         if kept and len(" ".join([*kept, part]).split()) > words:
             break
         kept.append(part)
+    if len(kept) > 1 and not kept[-1].rstrip("\"')”’").endswith((".", "!", "?", "…")):
+        kept.pop()
     cut = " ".join(kept).split()
     return " ".join(cut) if len(cut) <= words else " ".join(cut[:words]).rstrip(",;:") + "…"
 
@@ -103,7 +107,7 @@ class JudgementAnswer(DecisionModel):
     emotion: str = Field(max_length=30)
     # The cap is in the schema, so a server's grammar ends a runaway sentence instead of
     # running to max_tokens; the validator keeps whole sentences of at most MEMORY_WORDS words.
-    memory: ModelText = Field(json_schema_extra={"maxLength": 240})
+    memory: ModelText = Field(json_schema_extra={"maxLength": 160})
 
     @field_validator("memory")
     @classmethod

@@ -96,6 +96,15 @@ BLOCK = frozenset({"block", "claim", "guard", "refus", "forbid", "stop", "preven
                    "mock", "jeer", "taunt", "sneer", "shoulder", "knock"})
 BLOCK_WORDS = frozenset({"bares", "bared", "baring", "bars", "barred", "bit", "bite", "bites",
                          "biting", "hits", "hit", "strikes", "struck", "laugh", "laughs"})
+# Saying no, in so many words, or standing where the actor would pass: stopped before it began
+# ("will not let him over the threshold", "will grind nothing of hers", "shakes his head",
+# "fills the medbay doorway"), whatever the verbs.
+REFUSES = re.compile(
+    r"\b(?:will|would|does|did|do)(?: not|n't) let\b|\bwon't let\b|\brefus\w*"
+    r"|\b(?:will|would)(?: not|n't)? \w+ (?:nothing|none) of\b"
+    r"|\b(?:shakes|shook|shaking) (?:his|her|their) head\b|\b(?:turns?|turned) (?:you|him|her|them) away\b"
+    r"|\b(?:fills?|filled|blocks?|blocked|bars?|barred) (?:the |your )?(?:\w+ )?(?:door|doorway|gateway|way|entrance|exit|hatch)\b"
+    r"|\b(?:door|gate|way)s? (?:is |was |stands? )?(?:barred|bolted)\b")
 # The action happened, then someone spoiled or took it.
 THWART = frozenset({"steal", "snatch", "grab", "ruin", "spoil", "scare", "swip", "raid", "tramp"})
 THWART_WORDS = frozenset({"stole", "stolen", "took"})

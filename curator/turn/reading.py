@@ -47,6 +47,7 @@ class Reading:
     novelty: bool = False
     thwart: bool = False
     concealed: bool = False  # someone hid what they did
+    refused: bool = False  # someone said no or barred the way: stopped before it began
     amends_by: set[str] = field(default_factory=set)  # who made amends, thanked or forgave
     armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
@@ -108,6 +109,7 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     reading.intense = bool(lx.stem_hits(words, lx.INTENSE))
     reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
     reading.concealed = bool(lx.CONCEAL.search(lower))
+    reading.refused = bool(lx.REFUSES.search(lower))
 
     for n, clause in enumerate(read):
         _read_clause(clause, reading, aliases)
@@ -176,7 +178,8 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     verbs = dd.verbs(w)
     thwart = bool(lx.stem_hits(verbs, lx.THWART, lx.THWART_WORDS)) or bool(lx.TAKES_AWAY.search(lower))
     harm_done = dd.harm_done(w, clause.named)
-    hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS))
+    hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS)) or bool(
+        lx.REFUSES.search(lower))
     amends = bool(lx.AMENDS.search(lower))
     helps = bool(lx.stem_hits(verbs, lx.HELP, lx.HELP_WORDS)) or bool(lx.JOINS_IN.search(lower)) or any(
         p in lower for p in lx.HELP_PHRASES) or dd.gives(lower, clause.named, aliases) or amends or bool(
@@ -287,13 +290,18 @@ def _gap(turn: Turn, reading: Reading) -> Gap:
     if hostile:
         if reading.thwart or "betrayer" in roles:
             return Gap.THWARTED
+        if reading.refused:
+            return Gap.BLOCKED
         if reading.success and not reading.failure and not reading.actor_harm:
             return Gap.MIXED
         return Gap.BLOCKED
+    if reading.refused and not helped:
+        return Gap.BLOCKED  # "a soldier … shakes his head": a no from someone the story names not
+    if helped:
+        # "dragged her out by the collar": hurt or not, the one pulled out was helped
+        return Gap.HELPED
     if reading.actor_harm:
         return Gap.BLOCKED
-    if helped:
-        return Gap.HELPED
     if reading.failure:
         return Gap.MIXED if reading.success else Gap.FAILED
     if reading.surprise:

@@ -69,11 +69,16 @@ def _stem_pattern(stems: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"^(?:{alternatives})[a-z']{{0,3}}$")
 
 
+# Words that look like a stem and an ending but are words of their own: a shovel is no shove,
+# a stranger no strange thing.
+_NOT_INFLECTIONS = frozenset({"shovel", "shovels", "stranger", "strangers"})
+
+
 @lru_cache(maxsize=65536)
 def _stems_in(word: str, stems: frozenset[str]) -> frozenset[str]:
     """The stems of `stems` that `word` is (a stem plus at most three letters). Cached: the
     same words come back turn after turn, and a frozenset keeps its hash."""
-    if not _stem_pattern(stems).match(word):
+    if word in _NOT_INFLECTIONS or not _stem_pattern(stems).match(word):
         return frozenset()
     return frozenset(stem for stem in stems if word.startswith(stem) and len(word) - len(stem) <= 3)
 
@@ -159,7 +164,10 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
                         "carries", "free", "frees", "freed", "freeing"})
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
-                "steps aside to let you", "lets you", "the other end", "a hand", "pitches in",
+                "steps aside to let you", "lets you", "the other end", "pitches in",
+                # lending a hand, not lifting one in greeting
+                "lends a hand", "lend a hand", "lent a hand", "lending a hand", "a helping hand",
+                "you a hand", "him a hand", "her a hand", "them a hand",
                 "for no wages", "sits with you", "beside you", "says yes", "said yes", "by name",
                 "stays until", "at your side", "by your side",
                 "your name on", "in your name", "keep it", "keep your", "as paid", "pays for",

@@ -111,11 +111,33 @@ def verbs(words: list[str]) -> list[str]:
     """The clause's words that can be its deeds: a word after a determiner is a thing ("her good
     shoulder", "your claims", "the guard"), and one followed by a preposition of place was done
     somewhere, not to someone ("stops on the landing")."""
-    out = []
+    return [word for i, word in enumerate(words) if _verb_at(words, i)]
+
+
+def _verb_at(words: list[str], i: int) -> bool:
+    return not ((i and words[i - 1] in lx.DETERMINERS) or (i + 1 < len(words) and words[i + 1] in _INTRANSITIVE))
+
+
+# What is given that is no gift: "gives you his name", "gives a nod", "gives the order".
+_NOT_GIFTS = frozenset({"name", "names", "nod", "look", "glance", "shrug", "order", "orders", "sign",
+                        "signal", "chase", "way"})
+_PERSONS = frozenset({"you", "him", "her", "them", "me", "us"})
+
+
+def helps(words: list[str]) -> bool:
+    """A verb of helping that is one: not a name or a nod given ("gives you his name"), not
+    one's own things carried ("carries his own valise"), not a person fetched ("sent down to
+    fetch you for supper": summoned, not served)."""
     for i, word in enumerate(words):
-        if i and words[i - 1] in lx.DETERMINERS:
+        if not _verb_at(words, i) or not lx.stem_hits([word], lx.HELP, lx.HELP_WORDS):
             continue
-        if i + 1 < len(words) and words[i + 1] in _INTRANSITIVE:
+        after = words[i + 1:i + 4]
+        if word.startswith(("giv", "gave")) and any(a in _NOT_GIFTS for a in after):
             continue
-        out.append(word)
-    return out
+        if word.startswith(("carr", "bring", "brought", "fetch")) and "own" in after[:2]:
+            continue
+        if word.startswith("fetch") and after[:1] and after[0] in _PERSONS and (
+                len(after) < 2 or after[1] not in lx.DETERMINERS):
+            continue
+        return True
+    return False

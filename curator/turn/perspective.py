@@ -269,7 +269,12 @@ def _opened(words: list[str], lower: str, named_at: list[int]) -> bool:
 def _deed(lower: str) -> bool:
     """A deed done to the actor, said without naming who did it."""
     return bool(lx.ALIVE_BECAUSE.search(lower) or lx.BETRAY_DEED.search(lower) or lx.RESCUE.search(lower)
-                or lx.AMENDS.search(lower))
+                or lx.AMENDS.search(lower) or _TOGETHER.search(lower))
+
+
+# "Working side by side, the two of them open the path": working together, said of no one by
+# name, is the last one acting's deed too (it joined in).
+_TOGETHER = re.compile(r"\b(?:side by side|shoulder to shoulder|the two of them)\b")
 
 
 def _rejoin(parts: list[str]) -> list[str]:

@@ -181,7 +181,7 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS)) or bool(
         lx.REFUSES.search(lower))
     amends = bool(lx.AMENDS.search(lower))
-    helps = bool(lx.stem_hits(verbs, lx.HELP, lx.HELP_WORDS)) or bool(lx.JOINS_IN.search(lower)) or any(
+    helps = dd.helps(w) or bool(lx.JOINS_IN.search(lower)) or any(
         p in lower for p in lx.HELP_PHRASES) or dd.gives(lower, clause.named, aliases) or amends or bool(
         lx.PAYS_FOR.search(lower))
     saved = lx.ALIVE_BECAUSE.search(lower)

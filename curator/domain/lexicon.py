@@ -270,6 +270,8 @@ LIFE_SAVED = re.compile(r"\b(?:sav|spar)(?:e|es|ed|ing)\s+(?:your|my|his|her|its
 JOINS_IN = re.compile(
     r"\bunasked\b|\bwithout being asked\b|\b(?:between )?the two of you\b|\bshoulder to shoulder\b"
     r"|\bside by side\b|\byou \w+, i'll\b|\b(?:you're|you are|\w+'s) right\b"
+    # "Vigil's right.", put in the actor's second person; not "on your right"
+    r"|(?<!\bon )(?<!\bto )(?<!\bat )(?<!\bby )\byour right(?=[.!'\"\u2019\u201d])"
     r"|\b(?:pours?|hands?|passes|buys?|brews?|cooks?|fetch(?:es)?|lends?|saves?) you"
     r" (?:a|an|the|some|one|half)\b"
     r"|\bpromis(?:es|ed) (?:it|that|to keep|you)\b")
@@ -363,7 +365,7 @@ def trait_polarity(trait: str) -> int:
 FOOD = frozenset({"fish", "trout", "salmon", "honey", "berr", "food", "meal", "prey", "meat",
                   "acorn", "fruit", "apple", "grain", "bread", "supper", "dinner", "breakfast",
                   "feast", "carcass", "rabbit", "deer", "mushroom", "stash", "cache", "stew", "soup",
-                  "broth"})
+                  "broth", "chocolate", "coffee", "biscuit", "ration"})
 FOOD_WORDS = frozenset({"nut", "nuts", "egg", "eggs", "root", "roots", "catch", "seeds", "pot", "bowl"})
 # Not "hollow": more often a dip in the ground than a home.
 SHELTER = frozenset({"shelter", "cave", "burrow", "home", "camp", "roof", "lair", "territor", "house"})

@@ -83,7 +83,7 @@ def lure(words: list[str], lower: str) -> bool:
 # Food or goods set down where someone is ("sets the pot on the sheriff's desk", "puts a cup
 # into your hands").
 _SET_BEFORE = re.compile(r"\b(?:a|an|the|some|his|her|its|their|one|half)\s+(?:[a-z']+\s+){0,2}?([a-z']+)\s+"
-                         r"(?:on|onto|into|in)\s+(?:the\s+)?([a-z]+)(?:'s|\s+(?:hands|lap|desk|table|plate))\b")
+                         r"(?:on|onto|into|in)\s+(?:the\s+)?([a-z]+)(?:'s|\s+(?:hands?|palms?|fist|lap|desk|table|plate))\b")
 
 
 def gives(lower: str, named: list[str], aliases: Aliases = ()) -> bool:
@@ -93,9 +93,9 @@ def gives(lower: str, named: list[str], aliases: Aliases = ()) -> bool:
     names = {display_name(c).lower() for c in named} | {
         a.removeprefix("the ") for c in named for a in other_names.get(c, ())}
     for match in [*lx.PASSED_TOWARD.finditer(lower), *_SET_BEFORE.finditer(lower)]:
-        thing, target = match.group(1), match.group(2)
-        valued = lx.stem_hits([thing], lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(
-            [thing], lx.GOODS, lx.GOODS_WORDS)
+        # the thing and the words before it: "half a squashed chocolate bar" is food
+        thing, target = lx.tokens(match.string[match.start():match.end(1)]), match.group(2)
+        valued = lx.stem_hits(thing, lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(thing, lx.GOODS, lx.GOODS_WORDS)
         if valued and (target in ("you", "your") or target in names):
             return True
     return False
@@ -115,6 +115,8 @@ def verbs(words: list[str]) -> list[str]:
 
 
 def _verb_at(words: list[str], i: int) -> bool:
+    if i + 2 < len(words) and words[i + 2] == words[i] and words[i + 1] in ("to", "by"):
+        return False  # "shoulder to shoulder", "side by side": a manner, not a shove
     return not ((i and words[i - 1] in lx.DETERMINERS) or (i + 1 < len(words) and words[i + 1] in _INTRANSITIVE))
 
 

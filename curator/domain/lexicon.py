@@ -70,8 +70,10 @@ def _stem_pattern(stems: frozenset[str]) -> re.Pattern[str]:
 
 
 # Words that look like a stem and an ending but are words of their own: a shovel is no shove,
-# a stranger no strange thing.
-_NOT_INFLECTIONS = frozenset({"shovel", "shovels", "stranger", "strangers"})
+# a stranger no strange thing, the wind and the winter no win.
+_NOT_INFLECTIONS = frozenset({"shovel", "shovels", "stranger", "strangers", "wind", "winds", "windy",
+                              "window", "windows", "winter", "winters", "wink", "winks", "wince",
+                              "winced", "winch"})
 
 
 @lru_cache(maxsize=65536)
@@ -289,7 +291,7 @@ FAIL_WORDS = frozenset({"can't", "cannot", "unable", "fled", "wriggles", "slips"
                         "cracks", "frays", "frayed", "jams", "jammed", "shatters", "shattered"})
 FAIL_PHRASES = ("catch nothing", "caught nothing", "nothing to eat", "nothing in your",
                 "without a single", "with no ", "empty belly", "empty-handed", "comes up empty",
-                "came up empty", "empty paws", "out from under", "give up", "gives up",
+                "came up empty", "empty paws", "out from under", "you give up", "gives up",
                 "goes dead", "went dead")
 SUCCESS = frozenset({"catch", "caught", "find", "found", "reach", "manag", "succeed", "enjoy",
                      "feast", "finish", "gather", "collect", "eat", "ate", "drink", "haul",

@@ -93,7 +93,7 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     # A negator reaches no further than its sentence: "sniff the wind. Nothing much happens."
     plain, negated = [], []
     for said in re.split(r"[.;!?]+", lower):
-        sentence_plain, sentence_negated = lx.unnegated(lx.tokens(said))
+        sentence_plain, sentence_negated = lx.unnegated(_no_mishaps(lx.tokens(said)))
         plain += sentence_plain
         negated += sentence_negated
     # A failure word a negator undoes is none: "forty tickets, nothing missing".
@@ -159,6 +159,26 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     _apply_hints(turn, reading)
     reading.gap = _gap(turn, reading)
     return reading
+
+
+_MODIFIER_AFTER = lx.DETERMINERS | {"between", "among", "of", "with", "past", "through", "over", "under"}
+_OBJECTS = lx.DETERMINERS | {"it", "them", "him", "one"}
+
+
+def _no_mishaps(words: list[str]) -> list[str]:
+    """The words without those failure words that name no mishap: a participle describing a
+    thing ("rolling between tumbling slabs of ice", "the fallen tree"), and a slide or slip
+    done to something ("slides it across the tray", "slips the note under the door")."""
+    out = []
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else ""
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word.endswith(("ing", "en")) and before in _MODIFIER_AFTER and lx.stem_hits([word], lx.FAIL):
+            continue
+        if word in ("slide", "slides", "slid", "slip", "slips", "slipped") and after in _OBJECTS:
+            continue
+        out.append(word)
+    return out
 
 
 def _threat(character: str, reading: Reading) -> bool:

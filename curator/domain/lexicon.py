@@ -73,7 +73,7 @@ def _stem_pattern(stems: frozenset[str]) -> re.Pattern[str]:
 # a stranger no strange thing, the wind and the winter no win.
 _NOT_INFLECTIONS = frozenset({"shovel", "shovels", "stranger", "strangers", "wind", "winds", "windy",
                               "window", "windows", "winter", "winters", "wink", "winks", "wince",
-                              "winced", "winch"})
+                              "winced", "winch", "tender", "tenders"})
 
 
 @lru_cache(maxsize=65536)
@@ -113,7 +113,9 @@ REFUSES = re.compile(
     r"|\b(?:fills?|filled|blocks?|blocked|bars?|barred) (?:the |your )?(?:\w+ )?(?:door|doorway|gateway|way|entrance|exit|hatch)\b"
     r"|\b(?:door|gate|way)s? (?:is |was |stands? )?(?:barred|bolted)\b")
 # The action happened, then someone spoiled or took it.
-THWART = frozenset({"steal", "snatch", "grab", "ruin", "spoil", "scare", "swip", "raid", "tramp"})
+THWART = frozenset({"steal", "snatch", "grab", "ruin", "spoil", "scare", "swip", "raid", "tramp",
+                    # undoing the work itself: "reverts your branch", "the severed cable"
+                    "revert", "sever", "sabotag", "unplug", "disconnect", "undoes", "undid", "wreck"})
 THWART_WORDS = frozenset({"stole", "stolen", "took"})
 # Carrying off what the actor was after ("drags the carcass away", "plucks the letter from your
 # hand"): spoiled under way, whatever the verb of carrying.
@@ -304,6 +306,11 @@ TRIUMPH_WORDS = frozenset({"huge", "biggest", "finally", "enormous", "giant", "r
                            "proud", "triumph", "magnificent", "best", "perfect"})
 SURPRISE = frozenset({"sudden", "unexpect", "surpris", "astonish", "startl", "instead",
                       "mysterious", "strange"})
+# Something else happened than what was meant, in so many words: the errand forgotten, a thing
+# that happens on its own, one thing found where another was looked for ("a cryo bay, not a
+# vault"), "instead".
+OTHERWISE = re.compile(r"\bforg(?:ot|otten|ets|etting)\b|\b(?:on|of) (?:its|their) own(?: accord)?\b"
+                       r"|\b(?:a|an) [a-z]+(?: [a-z]+)?, not (?:a|an|the) [a-z]+\b")
 DISCOVERY = frozenset({"discover", "hidden", "secret", "uncover", "new", "found", "find"})
 # A superlative capped by "ever" ("the biggest salmon you have ever seen", "the best night of
 # your life") marks a record: a first of its kind, remembered as such.

@@ -117,6 +117,8 @@ def verbs(words: list[str]) -> list[str]:
 def _verb_at(words: list[str], i: int) -> bool:
     if i + 2 < len(words) and words[i + 2] == words[i] and words[i + 1] in ("to", "by"):
         return False  # "shoulder to shoulder", "side by side": a manner, not a shove
+    if i + 1 == len(words) and words[i] in ("stop", "stops", "stopped"):
+        return False  # "takes one slow step into the room and stops": stopping, not stopping anyone
     return not ((i and words[i - 1] in lx.DETERMINERS) or (i + 1 < len(words) and words[i + 1] in _INTRANSITIVE))
 
 

@@ -48,6 +48,7 @@ class Reading:
     thwart: bool = False
     concealed: bool = False  # someone hid what they did
     refused: bool = False  # someone said no or barred the way: stopped before it began
+    setback: bool = False  # harm after a "but" or "though": the part that went badly
     amends_by: set[str] = field(default_factory=set)  # who made amends, thanked or forgave
     armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
@@ -110,6 +111,12 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
     reading.concealed = bool(lx.CONCEAL.search(lower))
     reading.refused = bool(lx.REFUSES.search(lower))
+    # "The coupling holds. The startup surge, though, burns out the aft array": harm after a
+    # "but" or "though", when nothing else went wrong, is the part that went badly
+    turn_at = re.search(r"\b(?:but|though|however|yet)\b", lower)
+    after = lx.tokens(lower[turn_at.end():]) if turn_at else []
+    reading.setback = bool(lx.stem_hits(after, lx.HARM, lx.HARM_WORDS)) or bool(lx.HARM_BODY.search(
+        " ".join(after)))
 
     for n, clause in enumerate(read):
         _read_clause(clause, reading, aliases)
@@ -321,9 +328,12 @@ def _gap(turn: Turn, reading: Reading) -> Gap:
         # "dragged her out by the collar": hurt or not, the one pulled out was helped
         return Gap.HELPED
     if reading.actor_harm:
-        return Gap.BLOCKED
+        # hurt with no one to blame: a mishap ("the cord snaps, and you sit down hard")
+        return Gap.MIXED if reading.success and not reading.failure else Gap.FAILED
     if reading.failure:
         return Gap.MIXED if reading.success else Gap.FAILED
+    if reading.setback:
+        return Gap.MIXED
     if reading.surprise:
         return Gap.SURPRISED
     return Gap.SUCCEEDED

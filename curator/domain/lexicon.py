@@ -103,15 +103,6 @@ BLOCK = frozenset({"block", "claim", "guard", "refus", "forbid", "stop", "preven
                    "mock", "jeer", "taunt", "sneer", "shoulder", "knock"})
 BLOCK_WORDS = frozenset({"bares", "bared", "baring", "bars", "barred", "bit", "bite", "bites",
                          "biting", "hits", "hit", "strikes", "struck", "laugh", "laughs"})
-# Saying no, in so many words, or standing where the actor would pass: stopped before it began
-# ("will not let him over the threshold", "will grind nothing of hers", "shakes his head",
-# "fills the medbay doorway"), whatever the verbs.
-REFUSES = re.compile(
-    r"\b(?:will|would|does|did|do)(?: not|n't) let\b|\bwon't let\b|\brefus\w*"
-    r"|\b(?:will|would)(?: not|n't)? \w+ (?:nothing|none) of\b"
-    r"|\b(?:shakes|shook|shaking) (?:his|her|their) head\b|\b(?:turns?|turned) (?:you|him|her|them) away\b"
-    r"|\b(?:fills?|filled|blocks?|blocked|bars?|barred) (?:the |your )?(?:\w+ )?(?:door|doorway|gateway|way|entrance|exit|hatch)\b"
-    r"|\b(?:door|gate|way)s? (?:is |was |stands? )?(?:barred|bolted)\b")
 # The action happened, then someone spoiled or took it.
 THWART = frozenset({"steal", "snatch", "grab", "ruin", "spoil", "scare", "swip", "raid", "tramp",
                     # undoing the work itself: "reverts your branch", "the severed cable"
@@ -306,11 +297,6 @@ TRIUMPH_WORDS = frozenset({"huge", "biggest", "finally", "enormous", "giant", "r
                            "proud", "triumph", "magnificent", "best", "perfect"})
 SURPRISE = frozenset({"sudden", "unexpect", "surpris", "astonish", "startl", "instead",
                       "mysterious", "strange"})
-# Something else happened than what was meant, in so many words: the errand forgotten, a thing
-# that happens on its own, one thing found where another was looked for ("a cryo bay, not a
-# vault"), "instead".
-OTHERWISE = re.compile(r"\bforg(?:ot|otten|ets|etting)\b|\b(?:on|of) (?:its|their) own(?: accord)?\b"
-                       r"|\b(?:a|an) [a-z]+(?: [a-z]+)?, not (?:a|an|the) [a-z]+\b")
 DISCOVERY = frozenset({"discover", "hidden", "secret", "uncover", "new", "found", "find"})
 # A superlative capped by "ever" ("the biggest salmon you have ever seen", "the best night of
 # your life") marks a record: a first of its kind, remembered as such.

@@ -119,7 +119,8 @@ def _verb_at(words: list[str], i: int) -> bool:
         return False  # "shoulder to shoulder", "side by side": a manner, not a shove
     if i + 1 == len(words) and words[i] in ("stop", "stops", "stopped"):
         return False  # "takes one slow step into the room and stops": stopping, not stopping anyone
-    return not ((i and words[i - 1] in lx.DETERMINERS) or (i + 1 < len(words) and words[i + 1] in _INTRANSITIVE))
+    return not ((i and words[i - 1] in lx.DETERMINERS)
+                or (i + 1 < len(words) and words[i + 1] in _INTRANSITIVE))
 
 
 # What is given that is no gift: "gives you his name", "gives a nod", "gives the order".

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from curator.domain import lexicon as lx
+from curator.domain import outcomes as oc
 from curator.domain.models import Gap, Turn
 from curator.turn import deeds as dd
 from curator.turn.perspective import Aliases, Clause, clauses, second_person
@@ -105,12 +106,12 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     reading.success = bool(lx.stem_hits(plain, lx.SUCCESS)) or (
         not reading.failure and len(action_words(turn.intent.action) & set(words)) >= 2)
     reading.triumph = reading.success and bool(set(words) & lx.TRIUMPH_WORDS)
-    reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE)) or bool(lx.OTHERWISE.search(lower))
+    reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE)) or bool(oc.OTHERWISE.search(lower))
     reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
     reading.intense = bool(lx.stem_hits(words, lx.INTENSE))
     reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
     reading.concealed = bool(lx.CONCEAL.search(lower))
-    reading.refused = bool(lx.REFUSES.search(lower))
+    reading.refused = bool(oc.REFUSES.search(lower))
     # "The coupling holds. The startup surge, though, burns out the aft array": harm after a
     # "but" or "though", when nothing else went wrong, is the part that went badly
     turn_at = re.search(r"\b(?:but|though|however|yet)\b", lower)
@@ -206,7 +207,7 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     thwart = bool(lx.stem_hits(verbs, lx.THWART, lx.THWART_WORDS)) or bool(lx.TAKES_AWAY.search(lower))
     harm_done = dd.harm_done(w, clause.named)
     hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS)) or bool(
-        lx.REFUSES.search(lower))
+        oc.REFUSES.search(lower))
     amends = bool(lx.AMENDS.search(lower))
     helps = dd.helps(w) or bool(lx.JOINS_IN.search(lower)) or any(
         p in lower for p in lx.HELP_PHRASES) or dd.gives(lower, clause.named, aliases) or amends or bool(

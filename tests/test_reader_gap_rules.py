@@ -135,3 +135,14 @@ def test_words_that_only_look_like_deeds(make_turn: TurnFactory) -> None:
     rest = reading(make_turn, "Two of the raiders run and the rest give up.", actor="ada",
                    action="hold the gate")
     assert not rest.failure
+
+
+def test_a_but_after_the_thing_was_done_is_mixed(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "You haul the cart to the market and sell the apples by noon. But the "
+                              "axle gives out on the road home, and you walk the last mile.",
+                   actor="ada", action="haul the cart to market and sell the apples")
+    assert read.gap is Gap.MIXED
+    # a "but" with nothing done before it is no part gone well
+    none = reading(make_turn, "You wait by the road. But nobody comes.", actor="ada",
+                   action="sell the apples at the market")
+    assert none.gap is not Gap.MIXED

@@ -50,6 +50,7 @@ class Reading:
     concealed: bool = False  # someone hid what they did
     refused: bool = False  # someone said no or barred the way: stopped before it began
     setback: bool = False  # harm after a "but" or "though": the part that went badly
+    did_it: bool = False  # the action's own words, inflected or not, are in what happened
     amends_by: set[str] = field(default_factory=set)  # who made amends, thanked or forgave
     armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
@@ -105,6 +106,8 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     # when nothing in the text says it went wrong.
     reading.success = bool(lx.stem_hits(plain, lx.SUCCESS)) or (
         not reading.failure and len(action_words(turn.intent.action) & set(words)) >= 2)
+    # the action's own verbs done ("drive the ewe … and sell her" … "drives", "sells")
+    reading.did_it = len(lx.stem_hits(words, frozenset(action_words(turn.intent.action)))) >= 2
     reading.triumph = reading.success and bool(set(words) & lx.TRIUMPH_WORDS)
     reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE)) or bool(oc.OTHERWISE.search(lower))
     reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
@@ -118,6 +121,9 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     after = lx.tokens(lower[turn_at.end():]) if turn_at else []
     reading.setback = bool(lx.stem_hits(after, lx.HARM, lx.HARM_WORDS)) or bool(lx.HARM_BODY.search(
         " ".join(after)))
+    # "She sells the ewe for a fair price. But snow closes the road…": a sentence that opens
+    # with "But" after the thing was done tells what went badly
+    reading.setback = reading.setback or bool(re.search(r"[.;!?]\s+but\b|,\s+though,|\bhowever\b", lower))
 
     for n, clause in enumerate(read):
         _read_clause(clause, reading, aliases)
@@ -333,7 +339,7 @@ def _gap(turn: Turn, reading: Reading) -> Gap:
         return Gap.MIXED if reading.success and not reading.failure else Gap.FAILED
     if reading.failure:
         return Gap.MIXED if reading.success else Gap.FAILED
-    if reading.setback:
+    if reading.setback and (reading.success or reading.harm or reading.did_it):
         return Gap.MIXED
     if reading.surprise:
         return Gap.SURPRISED

@@ -9,6 +9,7 @@ from __future__ import annotations
 from conftest import TurnFactory
 
 from curator import Gap, Turn
+from curator.turn.perspective import second_person
 from curator.turn.reading import Reading, read_turn
 
 
@@ -146,3 +147,22 @@ def test_a_but_after_the_thing_was_done_is_mixed(make_turn: TurnFactory) -> None
     none = reading(make_turn, "You wait by the road. But nobody comes.", actor="ada",
                    action="sell the apples at the market")
     assert none.gap is not Gap.MIXED
+
+
+def test_help_that_comes_last_carries_it_through(make_turn: TurnFactory) -> None:
+    read = reading(make_turn, "You were halfway through the reading when Tom rose to object that the fee "
+                              "was unpaid. Before he could finish, Sam strode up and counted the fee out "
+                              "onto the table, and you read on to the end.",
+                   actor="ada", others=["tom", "sam"])
+    assert read.roles["tom"] == "hostile" and read.roles["sam"] == "helper"
+    assert read.gap is Gap.HELPED
+    # help first, then the harm: part went well, part badly
+    after = reading(make_turn, "Sam holds the ladder for you, and then Tom kicks it out from under you.",
+                    actor="ada", others=["tom", "sam"])
+    assert after.gap is not Gap.HELPED
+
+
+def test_a_title_and_a_name_are_one_name(make_turn: TurnFactory) -> None:
+    turn = Turn.model_validate(make_turn("Father Tom was halfway through the sermon when Sam rose to object.",
+                                         actor="tom", others=["sam"]))
+    assert second_person(turn.reality, "tom", ("father",)).startswith("you was halfway")

@@ -102,7 +102,9 @@ BLOCK = frozenset({"block", "claim", "guard", "refus", "forbid", "stop", "preven
                    "growl", "snarl", "snap", "charg", "ambush", "attack", "lung", "pounc", "swat",
                    "mock", "jeer", "taunt", "sneer", "shoulder", "knock"})
 BLOCK_WORDS = frozenset({"bares", "bared", "baring", "bars", "barred", "bit", "bite", "bites",
-                         "biting", "hits", "hit", "strikes", "struck", "laugh", "laughs"})
+                         "biting", "hits", "hit", "strikes", "struck", "laugh", "laughs",
+                         # speaking against it: "rose at the back to object"
+                         "object", "objects", "objected", "objecting", "protests", "protested"})
 # The action happened, then someone spoiled or took it.
 THWART = frozenset({"steal", "snatch", "grab", "ruin", "spoil", "scare", "swip", "raid", "tramp",
                     # undoing the work itself: "reverts your branch", "the severed cable"

@@ -96,6 +96,9 @@ def _actor_named(name: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
 
 
+_TWICE = re.compile(r"\byou (you|your)\b")
+
+
 @lru_cache(maxsize=2048)
 def _second_person(text: str, name: str, aliases: tuple[str, ...] = ()) -> str:
     owned, named = _named(name, aliases)
@@ -103,6 +106,8 @@ def _second_person(text: str, name: str, aliases: tuple[str, ...] = ()) -> str:
         return text
     told_about = not _spoken_to(text)
     text = named.sub("you", owned.sub("your", text))
+    # "Father Aldous" is one name, not two: "you you" → "you", "Father Aldous's" → "your"
+    text = _TWICE.sub(lambda m: m.group(1), text)
     # Told about the actor: "Bran dragged her out by the collar" is done to the actor.
     return _objects(text, "you") if told_about else text
 
@@ -142,7 +147,9 @@ _SENTENCE_END = (r"(?:(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?
 # relative clause about someone just named ("…to Jory, who told the priest he had forged it").
 _CLAUSES = re.compile(_SENTENCE_END + r"|\s+(?:but|while|whereupon|until)\s+|,\s+(?=who\s)"
                       # "…and Wolf pulls you out", "…when Julian Vance drags a chair over": his or her clause
-                      r"|,?\s+(?:and|when)\s+(?=[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?[a-z]+s\b)")
+                      r"|,?\s+(?:and|when)\s+(?=[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?[a-z]+s\b)"
+                      # "…halfway through the banns when Hugh rose": any verb after "when"
+                      r"|,?\s+when\s+(?=[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?[a-z]+\b)")
 # "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
 # own deed is that deed's result, so it stays in the actor's clause.
 _RESULT = re.compile(r"\s+until\s+")

@@ -51,6 +51,7 @@ class Reading:
     refused: bool = False  # someone said no or barred the way: stopped before it began
     setback: bool = False  # harm after a "but" or "though": the part that went badly
     did_it: bool = False  # the action's own words, inflected or not, are in what happened
+    last_role: str = "present"  # the role of the last one who did something: who had the last word
     amends_by: set[str] = field(default_factory=set)  # who made amends, thanked or forgave
     armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
@@ -285,6 +286,8 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     if role == "hostile" and thwart:
         reading.thwart = True
     _set_role(reading, agent, role)
+    if role != "present":
+        reading.last_role = role
     known = reading.traits.setdefault(agent, [])
     known.extend(t for t in traits if t not in known)
 
@@ -319,6 +322,11 @@ def _gap(turn: Turn, reading: Reading) -> Gap:
     roles = set(reading.roles.values())
     hostile = bool(roles & {"hostile", "betrayer"})
     helped = "helper" in roles
+    if hostile and helped and reading.last_role == "helper" and not (
+            reading.failure or reading.actor_harm or reading.thwart or "betrayer" in roles):
+        # "Hugh rose to object … Osric counted the fine out, and the priest read on": the help
+        # came last and carried it through
+        return Gap.HELPED
     if (hostile and helped) or "mixed" in roles:
         return Gap.MIXED
     if hostile:

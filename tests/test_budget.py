@@ -20,6 +20,8 @@ import respx
 from conftest import MODEL_BASE, chat
 
 from curator import Curator, InvalidInput
+from curator.cli.budget import spend_table
+from curator.model import gate
 from curator.model.llm import ModelSettings
 from curator.model.stub_server import FallbackEcho
 
@@ -263,6 +265,25 @@ def test_a_dollar_budget_counts_what_litellm_prices(model_settings: ModelSetting
     assert asked == [1, 1, 1, 0]  # $0.000054 spent after two calls is under the limit; 3 are over
     assert day.cost == pytest.approx(3 * 0.000027)
     assert day.fallbacks_by_reason == {"budget spent": 1}
+
+
+def test_a_dollar_budget_on_a_model_litellm_cannot_price_is_told_once_and_shown(
+        world: tuple[Curator, Model], caplog: pytest.LogCaptureFixture) -> None:
+    # openai/test-model has no price in litellm's list: its calls cost nothing it can count, so
+    # a dollar limit never trips; the game is told once, and the spend says how many calls
+    # are not in the dollars, instead of a silent $0.
+    curator, model = world
+    gate._UNPRICED_TOLD.clear()
+    curator.set_budget("bear", usd_per_day=0.01)
+    with caplog.at_level("WARNING", logger="curator.budget"):
+        for n in range(1, 4):
+            curator.observe(turn(n, BERRIES))
+    told = [r.getMessage() for r in caplog.records if r.name == "curator.budget"]
+    assert len(told) == 1 and "openai/test-model" in told[0] and "tokens_per_day" in told[0]
+    assert model.of("bear") == 3  # not held back: the limit cannot count them
+    (day,) = curator.spend(character="bear")
+    assert day.cost is None and day.unpriced == 3
+    assert "- + 3 unpriced" in spend_table([day])[1]
 
 
 def test_an_episode_end_follows_the_characters_budget(world: tuple[Curator, Model]) -> None:

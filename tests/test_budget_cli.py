@@ -152,7 +152,11 @@ def test_play_spends_to_the_budget_and_the_spend_table_adds_up(tmp_path: Path) -
     assert table[0].split()[:3] == ["game", "day", "character"] and table[-1].startswith("total")
     (row,) = [r for r in bear if r["day"] == day]
     assert table[1].split() == [day, "bear", "1", "1", f"{row['prompt_tokens']:,}",
-                                f"{row['completion_tokens']:,}", "-", str(row["budget_fallbacks"])]
+                                f"{row['completion_tokens']:,}", "-", "+", "1", "unpriced",
+                                str(row["budget_fallbacks"])]
+    # the stub has no price litellm knows: its call is said to be unpriced, not hidden in a $0
+    assert row["unpriced"] == 1 and row["cost"] is None
+    assert spend["totals"]["unpriced"] == sum(1 for c in calls if c["prompt_tokens"] is not None)
 
 
 def test_the_readme_example_prints_what_its_comments_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

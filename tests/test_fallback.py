@@ -34,7 +34,8 @@ def _inputs(turn: dict, *, perceiver: str | None = None, bond: float = 0.0,
     ("Fox leads you to a hidden blackberry patch.", Gap.HELPED),
     ("Your paw slips on the moss and you slide into the water; every trout is gone.", Gap.FAILED),
     ("You catch a fat trout and eat it on the bank.", Gap.SUCCEEDED),
-    ("Wolf bursts out and hits the poacher from behind; the poacher flees.", Gap.MIXED),
+    # a rescue: the threat driven off, nothing gone badly for the actor ("helped", evals/judge)
+    ("Wolf bursts out and hits the poacher from behind; the poacher flees.", Gap.HELPED),
 ])
 def test_gap_between_intent_and_reality(make_turn: TurnFactory, reality: str, gap: Gap) -> None:
     others = [c for c in ("wolf", "fox", "poacher") if c in reality.lower()]

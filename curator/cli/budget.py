@@ -140,17 +140,25 @@ def budget_show(character: str | None, db: str, as_json: bool) -> None:
     click.echo("Everyone else: always, no limit")
 
 
+def _cost(dollars: float | None, unpriced: int) -> str:
+    """Dollars where litellm priced the calls; the calls it could not price, said, not hidden
+    in a $0."""
+    shown = "-" if dollars is None else f"${dollars:.4f}"
+    return shown if not unpriced else f"{shown} + {unpriced} unpriced"
+
+
 def spend_table(rows: list[SpendRow]) -> list[str]:
     """The spend as aligned columns, a total line under them."""
     header = ("game day", "character", "calls", "by model", "prompt", "completion", "cost",
               "budget fallbacks")
     body = [(r.day or "-", r.character, str(r.calls), str(r.by_model), f"{r.prompt_tokens:,}",
-             f"{r.completion_tokens:,}", "-" if r.cost is None else f"${r.cost:.4f}",
-             str(r.budget_fallbacks)) for r in rows]
+             f"{r.completion_tokens:,}", _cost(r.cost, r.unpriced), str(r.budget_fallbacks))
+            for r in rows]
     costs = [r.cost for r in rows if r.cost is not None]
     total = ("total", "", str(sum(r.calls for r in rows)), str(sum(r.by_model for r in rows)),
              f"{sum(r.prompt_tokens for r in rows):,}", f"{sum(r.completion_tokens for r in rows):,}",
-             f"${sum(costs):.4f}" if costs else "-", str(sum(r.budget_fallbacks for r in rows)))
+             _cost(sum(costs) if costs else None, sum(r.unpriced for r in rows)),
+             str(sum(r.budget_fallbacks for r in rows)))
     table = [header, *body, total]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
 
@@ -178,6 +186,7 @@ def spend_command(day: str | None, character: str | None, db: str, as_json: bool
             "prompt_tokens": sum(r.prompt_tokens for r in rows),
             "completion_tokens": sum(r.completion_tokens for r in rows),
             "cost": round(sum(costs), 8) if costs else None,
+            "unpriced": sum(r.unpriced for r in rows),
             "budget_fallbacks": sum(r.budget_fallbacks for r in rows)}
         print_json(document)
         return

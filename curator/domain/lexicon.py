@@ -69,11 +69,18 @@ def _stem_pattern(stems: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"^(?:{alternatives})[a-z']{{0,3}}$")
 
 
+# Words that look like a stem and an ending but are words of their own: a shovel is no shove,
+# a stranger no strange thing, the wind and the winter no win.
+_NOT_INFLECTIONS = frozenset({"shovel", "shovels", "stranger", "strangers", "wind", "winds", "windy",
+                              "window", "windows", "winter", "winters", "wink", "winks", "wince",
+                              "winced", "winch", "tender", "tenders"})
+
+
 @lru_cache(maxsize=65536)
 def _stems_in(word: str, stems: frozenset[str]) -> frozenset[str]:
     """The stems of `stems` that `word` is (a stem plus at most three letters). Cached: the
     same words come back turn after turn, and a frozenset keeps its hash."""
-    if not _stem_pattern(stems).match(word):
+    if word in _NOT_INFLECTIONS or not _stem_pattern(stems).match(word):
         return frozenset()
     return frozenset(stem for stem in stems if word.startswith(stem) and len(word) - len(stem) <= 3)
 
@@ -95,9 +102,13 @@ BLOCK = frozenset({"block", "claim", "guard", "refus", "forbid", "stop", "preven
                    "growl", "snarl", "snap", "charg", "ambush", "attack", "lung", "pounc", "swat",
                    "mock", "jeer", "taunt", "sneer", "shoulder", "knock"})
 BLOCK_WORDS = frozenset({"bares", "bared", "baring", "bars", "barred", "bit", "bite", "bites",
-                         "biting", "hits", "hit", "strikes", "struck", "laugh", "laughs"})
+                         "biting", "hits", "hit", "strikes", "struck", "laugh", "laughs",
+                         # speaking against it: "rose at the back to object"
+                         "object", "objects", "objected", "objecting", "protests", "protested"})
 # The action happened, then someone spoiled or took it.
-THWART = frozenset({"steal", "snatch", "grab", "ruin", "spoil", "scare", "swip", "raid", "tramp"})
+THWART = frozenset({"steal", "snatch", "grab", "ruin", "spoil", "scare", "swip", "raid", "tramp",
+                    # undoing the work itself: "reverts your branch", "the severed cable"
+                    "revert", "sever", "sabotag", "unplug", "disconnect", "undoes", "undid", "wreck"})
 THWART_WORDS = frozenset({"stole", "stolen", "took"})
 # Carrying off what the actor was after ("drags the carcass away", "plucks the letter from your
 # hand"): spoiled under way, whatever the verb of carrying.
@@ -150,7 +161,10 @@ HELP_WORDS = frozenset({"gave", "gives", "give", "giving", "led", "brings", "bro
                         "carries", "free", "frees", "freed", "freeing"})
 # Gifts and favours said without a helping verb ("drops a fish at your feet").
 HELP_PHRASES = ("at your feet", "at your den", "drops it at", "drop it at", "leaves it for",
-                "steps aside to let you", "lets you", "the other end", "a hand", "pitches in",
+                "steps aside to let you", "lets you", "the other end", "pitches in",
+                # lending a hand, not lifting one in greeting
+                "lends a hand", "lend a hand", "lent a hand", "lending a hand", "a helping hand",
+                "you a hand", "him a hand", "her a hand", "them a hand",
                 "for no wages", "sits with you", "beside you", "says yes", "said yes", "by name",
                 "stays until", "at your side", "by your side",
                 "your name on", "in your name", "keep it", "keep your", "as paid", "pays for",
@@ -253,6 +267,8 @@ LIFE_SAVED = re.compile(r"\b(?:sav|spar)(?:e|es|ed|ing)\s+(?:your|my|his|her|its
 JOINS_IN = re.compile(
     r"\bunasked\b|\bwithout being asked\b|\b(?:between )?the two of you\b|\bshoulder to shoulder\b"
     r"|\bside by side\b|\byou \w+, i'll\b|\b(?:you're|you are|\w+'s) right\b"
+    # "Vigil's right.", put in the actor's second person; not "on your right"
+    r"|(?<!\bon )(?<!\bto )(?<!\bat )(?<!\bby )\byour right(?=[.!'\"\u2019\u201d])"
     r"|\b(?:pours?|hands?|passes|buys?|brews?|cooks?|fetch(?:es)?|lends?|saves?) you"
     r" (?:a|an|the|some|one|half)\b"
     r"|\bpromis(?:es|ed) (?:it|that|to keep|you)\b")
@@ -270,7 +286,7 @@ FAIL_WORDS = frozenset({"can't", "cannot", "unable", "fled", "wriggles", "slips"
                         "cracks", "frays", "frayed", "jams", "jammed", "shatters", "shattered"})
 FAIL_PHRASES = ("catch nothing", "caught nothing", "nothing to eat", "nothing in your",
                 "without a single", "with no ", "empty belly", "empty-handed", "comes up empty",
-                "came up empty", "empty paws", "out from under", "give up", "gives up",
+                "came up empty", "empty paws", "out from under", "you give up", "gives up",
                 "goes dead", "went dead")
 SUCCESS = frozenset({"catch", "caught", "find", "found", "reach", "manag", "succeed", "enjoy",
                      "feast", "finish", "gather", "collect", "eat", "ate", "drink", "haul",
@@ -346,7 +362,7 @@ def trait_polarity(trait: str) -> int:
 FOOD = frozenset({"fish", "trout", "salmon", "honey", "berr", "food", "meal", "prey", "meat",
                   "acorn", "fruit", "apple", "grain", "bread", "supper", "dinner", "breakfast",
                   "feast", "carcass", "rabbit", "deer", "mushroom", "stash", "cache", "stew", "soup",
-                  "broth"})
+                  "broth", "chocolate", "coffee", "biscuit", "ration"})
 FOOD_WORDS = frozenset({"nut", "nuts", "egg", "eggs", "root", "roots", "catch", "seeds", "pot", "bowl"})
 # Not "hollow": more often a dip in the ground than a home.
 SHELTER = frozenset({"shelter", "cave", "burrow", "home", "camp", "roof", "lair", "territor", "house"})

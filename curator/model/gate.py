@@ -25,6 +25,7 @@ time, else the character's clock, else the world clock, else today in UTC.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
@@ -44,6 +45,11 @@ from curator.store.world import World
 
 if TYPE_CHECKING:
     from curator.model.llm import ModelGateway
+
+log = logging.getLogger("curator.budget")
+# Models whose unknown price was already told, once per process: a dollar limit cannot count
+# their calls, and a game that set one must hear it, but not on every turn.
+_UNPRICED_TOLD: set[str] = set()
 
 # For a turn's first step: the rules' decision and how significant they find the turn (0..1);
 # None for every other step. Given by the turn flow, which the gateway may not import.
@@ -82,7 +88,7 @@ class BudgetGate:
         if not any_budget(world):
             return [None] * len(requests), days
         budgets = applied(world, {r.character for r in requests})
-        spend: dict[tuple[str, str], tuple[int, float]] = {}
+        spend: dict[tuple[str, str], tuple[int, float, int]] = {}
         held: list[Answer | None] = []
         for request, day in zip(requests, days, strict=True):
             budget = budgets[request.character]
@@ -112,16 +118,22 @@ class BudgetGate:
         # A later step of a turn whose interpret step was not seen in this drive: not let through.
         return (None, None) if self.significant.get(key, False) else (NOT_SIGNIFICANT, decision)
 
-    @staticmethod
-    def _spent(world: World, budget: AppliedBudget, day: str,
-               spend: dict[tuple[str, str], tuple[int, float]]) -> bool:
+    def _spent(self, world: World, budget: AppliedBudget, day: str,
+               spend: dict[tuple[str, str], tuple[int, float, int]]) -> bool:
         setting = budget.setting
         if setting.tokens_per_day is None and setting.usd_per_day is None:
             return False
         key = (budget.character, day)
         if key not in spend:
             spend[key] = spent(world, budget.character, day)
-        tokens, dollars = spend[key]
+        tokens, dollars, unpriced = spend[key]
+        model = self.gateway.settings.model or "?"
+        if setting.usd_per_day is not None and unpriced and model not in _UNPRICED_TOLD:
+            _UNPRICED_TOLD.add(model)
+            log.warning("%s's limit of $%g a day cannot count the calls to %s: litellm knows no "
+                        "price for it (%d call(s) today are not in the dollars); set "
+                        "tokens_per_day to bound it", budget.character, setting.usd_per_day,
+                        model, unpriced)
         return ((setting.tokens_per_day is not None and tokens >= setting.tokens_per_day)
                 or (setting.usd_per_day is not None and dollars >= setting.usd_per_day))
 

@@ -29,6 +29,7 @@ class SpendRow(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None  # US dollars, where litellm knows the model's price
+    unpriced: int = 0  # calls to a model whose price litellm does not know: not in `cost`
     budget_fallbacks: int = 0  # steps a budget sent to the fallback (any of BUDGET_REASONS)
     fallbacks_by_reason: dict[str, int] = Field(default_factory=dict)
 
@@ -37,13 +38,16 @@ class SpendRow(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
-def spent(world: World, character: str, day: str) -> tuple[int, float]:
-    """Tokens (prompt + completion) and dollars charged to `character` on game day `day`."""
+def spent(world: World, character: str, day: str) -> tuple[int, float, int]:
+    """Tokens (prompt + completion) and dollars charged to `character` on game day `day`, and
+    how many of its calls reached a model whose price litellm does not know (their dollars are
+    not counted)."""
     row = world.conn.execute(
         "select coalesce(sum(coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0)), 0), "
-        "coalesce(sum(cost), 0.0) from calls where character = ? and game_day = ?",
+        "coalesce(sum(cost), 0.0), coalesce(sum(prompt_tokens is not null and cost is null), 0) "
+        "from calls where character = ? and game_day = ?",
         (character, day)).fetchone()
-    return int(row[0]), float(row[1])
+    return int(row[0]), float(row[1]), int(row[2])
 
 
 def spend_rows(world: World, *, day: str | None = None, character: str | None = None) -> list[SpendRow]:
@@ -56,17 +60,20 @@ def spend_rows(world: World, *, day: str | None = None, character: str | None = 
         where.append("character = ?")
         params.append(character)
     sql = ("select character, game_day, outcome, reason, count(*), sum(coalesce(prompt_tokens, 0)), "
-           "sum(coalesce(completion_tokens, 0)), sum(cost) from calls")
+           "sum(coalesce(completion_tokens, 0)), sum(cost), "
+           "sum(prompt_tokens is not null and cost is null) from calls")
     if where:
         sql += " where " + " and ".join(where)
     sql += " group by character, game_day, outcome, reason"
     rows: dict[tuple[str, str | None], SpendRow] = {}
-    for who, game_day, outcome, reason, count, prompt, completion, cost in world.conn.execute(sql, params):
+    for who, game_day, outcome, reason, count, prompt, completion, cost, unpriced in world.conn.execute(
+            sql, params):
         row = rows.setdefault((who, game_day), SpendRow(character=who, day=game_day))
         row.prompt_tokens += int(prompt or 0)
         row.completion_tokens += int(completion or 0)
         if cost is not None:
             row.cost = round((row.cost or 0.0) + float(cost), 8)
+        row.unpriced += int(unpriced or 0)
         if outcome == "model":
             row.calls += count
             row.by_model += count

@@ -83,7 +83,7 @@ def lure(words: list[str], lower: str) -> bool:
 # Food or goods set down where someone is ("sets the pot on the sheriff's desk", "puts a cup
 # into your hands").
 _SET_BEFORE = re.compile(r"\b(?:a|an|the|some|his|her|its|their|one|half)\s+(?:[a-z']+\s+){0,2}?([a-z']+)\s+"
-                         r"(?:on|onto|into|in)\s+(?:the\s+)?([a-z]+)(?:'s|\s+(?:hands|lap|desk|table|plate))\b")
+                         r"(?:on|onto|into|in)\s+(?:the\s+)?([a-z]+)(?:'s|\s+(?:hands?|palms?|fist|lap|desk|table|plate))\b")
 
 
 def gives(lower: str, named: list[str], aliases: Aliases = ()) -> bool:
@@ -93,9 +93,9 @@ def gives(lower: str, named: list[str], aliases: Aliases = ()) -> bool:
     names = {display_name(c).lower() for c in named} | {
         a.removeprefix("the ") for c in named for a in other_names.get(c, ())}
     for match in [*lx.PASSED_TOWARD.finditer(lower), *_SET_BEFORE.finditer(lower)]:
-        thing, target = match.group(1), match.group(2)
-        valued = lx.stem_hits([thing], lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(
-            [thing], lx.GOODS, lx.GOODS_WORDS)
+        # the thing and the words before it: "half a squashed chocolate bar" is food
+        thing, target = lx.tokens(match.string[match.start():match.end(1)]), match.group(2)
+        valued = lx.stem_hits(thing, lx.FOOD, lx.FOOD_WORDS) or lx.stem_hits(thing, lx.GOODS, lx.GOODS_WORDS)
         if valued and (target in ("you", "your") or target in names):
             return True
     return False
@@ -111,11 +111,38 @@ def verbs(words: list[str]) -> list[str]:
     """The clause's words that can be its deeds: a word after a determiner is a thing ("her good
     shoulder", "your claims", "the guard"), and one followed by a preposition of place was done
     somewhere, not to someone ("stops on the landing")."""
-    out = []
+    return [word for i, word in enumerate(words) if _verb_at(words, i)]
+
+
+def _verb_at(words: list[str], i: int) -> bool:
+    if i + 2 < len(words) and words[i + 2] == words[i] and words[i + 1] in ("to", "by"):
+        return False  # "shoulder to shoulder", "side by side": a manner, not a shove
+    if i + 1 == len(words) and words[i] in ("stop", "stops", "stopped"):
+        return False  # "takes one slow step into the room and stops": stopping, not stopping anyone
+    return not ((i and words[i - 1] in lx.DETERMINERS)
+                or (i + 1 < len(words) and words[i + 1] in _INTRANSITIVE))
+
+
+# What is given that is no gift: "gives you his name", "gives a nod", "gives the order".
+_NOT_GIFTS = frozenset({"name", "names", "nod", "look", "glance", "shrug", "order", "orders", "sign",
+                        "signal", "chase", "way"})
+_PERSONS = frozenset({"you", "him", "her", "them", "me", "us"})
+
+
+def helps(words: list[str]) -> bool:
+    """A verb of helping that is one: not a name or a nod given ("gives you his name"), not
+    one's own things carried ("carries his own valise"), not a person fetched ("sent down to
+    fetch you for supper": summoned, not served)."""
     for i, word in enumerate(words):
-        if i and words[i - 1] in lx.DETERMINERS:
+        if not _verb_at(words, i) or not lx.stem_hits([word], lx.HELP, lx.HELP_WORDS):
             continue
-        if i + 1 < len(words) and words[i + 1] in _INTRANSITIVE:
+        after = words[i + 1:i + 4]
+        if word.startswith(("giv", "gave")) and any(a in _NOT_GIFTS for a in after):
             continue
-        out.append(word)
-    return out
+        if word.startswith(("carr", "bring", "brought", "fetch")) and "own" in after[:2]:
+            continue
+        if word.startswith("fetch") and after[:1] and after[0] in _PERSONS and (
+                len(after) < 2 or after[1] not in lx.DETERMINERS):
+            continue
+        return True
+    return False

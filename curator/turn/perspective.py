@@ -96,6 +96,9 @@ def _actor_named(name: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
 
 
+_TWICE = re.compile(r"\byou (you|your)\b")
+
+
 @lru_cache(maxsize=2048)
 def _second_person(text: str, name: str, aliases: tuple[str, ...] = ()) -> str:
     owned, named = _named(name, aliases)
@@ -103,6 +106,8 @@ def _second_person(text: str, name: str, aliases: tuple[str, ...] = ()) -> str:
         return text
     told_about = not _spoken_to(text)
     text = named.sub("you", owned.sub("your", text))
+    # "Father Aldous" is one name, not two: "you you" → "you", "Father Aldous's" → "your"
+    text = _TWICE.sub(lambda m: m.group(1), text)
     # Told about the actor: "Bran dragged her out by the collar" is done to the actor.
     return _objects(text, "you") if told_about else text
 
@@ -141,8 +146,10 @@ _SENTENCE_END = (r"(?:(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?
 # Clauses end at a sentence's end, before "but", "while", "whereupon" and "until", and before a
 # relative clause about someone just named ("…to Jory, who told the priest he had forged it").
 _CLAUSES = re.compile(_SENTENCE_END + r"|\s+(?:but|while|whereupon|until)\s+|,\s+(?=who\s)"
-                      # "…and Wolf pulls you out", "…when Wren limps up": his or her clause
-                      r"|,?\s+(?:and|when)\s+(?=[A-Z][a-z]+\s+[a-z]+s\b)")
+                      # "…and Wolf pulls you out", "…when Julian Vance drags a chair over": his or her clause
+                      r"|,?\s+(?:and|when)\s+(?=[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?[a-z]+s\b)"
+                      # "…halfway through the banns when Hugh rose": any verb after "when"
+                      r"|,?\s+when\s+(?=[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?[a-z]+\b)")
 # "You pry the jaws open until Wolf pulls his leg free": what follows "until" after the actor's
 # own deed is that deed's result, so it stays in the actor's clause.
 _RESULT = re.compile(r"\s+until\s+")
@@ -223,7 +230,7 @@ def clauses(turn: Turn, reality: str, aliases: Aliases = ()) -> list[Clause]:
             only = cast[0] if len(cast) == 1 and set(words[:5]) & _SINGULAR else None  # not "They are three"
             agent = next((c.agent for c in reversed(out) if c.agent), only)
             named = [agent] if agent else []
-        elif agent is None and _deed(lower):
+        elif agent is None and _deed(lower, words):
             # "you are alive because of her", "the tinker lays every penny on the anvil and asks
             # your pardon": the deed is the last one acting's.
             agent = next((c.agent for c in reversed(out) if c.agent), None)
@@ -266,10 +273,16 @@ def _opened(words: list[str], lower: str, named_at: list[int]) -> bool:
     return at is not None and not any(n < at.start() for n in named_at)
 
 
-def _deed(lower: str) -> bool:
+def _deed(lower: str, words: list[str]) -> bool:
     """A deed done to the actor, said without naming who did it."""
+    mine = words[:1] in (["you"], ["your"])  # "You drink it, shoulder to shoulder with him": the actor's
     return bool(lx.ALIVE_BECAUSE.search(lower) or lx.BETRAY_DEED.search(lower) or lx.RESCUE.search(lower)
-                or lx.AMENDS.search(lower))
+                or lx.AMENDS.search(lower) or (_TOGETHER.search(lower) and not mine))
+
+
+# "Working side by side, the two of them open the path": working together, said of no one by
+# name, is the last one acting's deed too (it joined in).
+_TOGETHER = re.compile(r"\b(?:side by side|shoulder to shoulder|the two of them)\b")
 
 
 def _rejoin(parts: list[str]) -> list[str]:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from curator.domain import lexicon as lx
+from curator.domain import outcomes as oc
 from curator.domain.models import Gap, Turn
 from curator.turn import deeds as dd
 from curator.turn.perspective import Aliases, Clause, clauses, second_person
@@ -47,6 +48,10 @@ class Reading:
     novelty: bool = False
     thwart: bool = False
     concealed: bool = False  # someone hid what they did
+    refused: bool = False  # someone said no or barred the way: stopped before it began
+    setback: bool = False  # harm after a "but" or "though": the part that went badly
+    did_it: bool = False  # the action's own words, inflected or not, are in what happened
+    last_role: str = "present"  # the role of the last one who did something: who had the last word
     amends_by: set[str] = field(default_factory=set)  # who made amends, thanked or forgave
     armed: bool = False  # the actor set or made a danger (a trap, a fire, poison) on purpose
 
@@ -92,7 +97,7 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     # A negator reaches no further than its sentence: "sniff the wind. Nothing much happens."
     plain, negated = [], []
     for said in re.split(r"[.;!?]+", lower):
-        sentence_plain, sentence_negated = lx.unnegated(lx.tokens(said))
+        sentence_plain, sentence_negated = lx.unnegated(_no_mishaps(lx.tokens(said)))
         plain += sentence_plain
         negated += sentence_negated
     # A failure word a negator undoes is none: "forty tickets, nothing missing".
@@ -102,12 +107,24 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     # when nothing in the text says it went wrong.
     reading.success = bool(lx.stem_hits(plain, lx.SUCCESS)) or (
         not reading.failure and len(action_words(turn.intent.action) & set(words)) >= 2)
+    # the action's own verbs done ("drive the ewe … and sell her" … "drives", "sells")
+    reading.did_it = len(lx.stem_hits(words, frozenset(action_words(turn.intent.action)))) >= 2
     reading.triumph = reading.success and bool(set(words) & lx.TRIUMPH_WORDS)
-    reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE))
+    reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE)) or bool(oc.OTHERWISE.search(lower))
     reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
     reading.intense = bool(lx.stem_hits(words, lx.INTENSE))
     reading.novelty = any(p in lower for p in lx.NOVELTY_PHRASES) or bool(lx.RECORD.search(lower))
     reading.concealed = bool(lx.CONCEAL.search(lower))
+    reading.refused = bool(oc.REFUSES.search(lower))
+    # "The coupling holds. The startup surge, though, burns out the aft array": harm after a
+    # "but" or "though", when nothing else went wrong, is the part that went badly
+    turn_at = re.search(r"\b(?:but|though|however|yet)\b", lower)
+    after = lx.tokens(lower[turn_at.end():]) if turn_at else []
+    reading.setback = bool(lx.stem_hits(after, lx.HARM, lx.HARM_WORDS)) or bool(lx.HARM_BODY.search(
+        " ".join(after)))
+    # "She sells the ewe for a fair price. But snow closes the road…": a sentence that opens
+    # with "But" after the thing was done tells what went badly
+    reading.setback = reading.setback or bool(re.search(r"[.;!?]\s+but\b|,\s+though,|\bhowever\b", lower))
 
     for n, clause in enumerate(read):
         _read_clause(clause, reading, aliases)
@@ -159,6 +176,26 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     return reading
 
 
+_MODIFIER_AFTER = lx.DETERMINERS | {"between", "among", "of", "with", "past", "through", "over", "under"}
+_OBJECTS = lx.DETERMINERS | {"it", "them", "him", "one"}
+
+
+def _no_mishaps(words: list[str]) -> list[str]:
+    """The words without those failure words that name no mishap: a participle describing a
+    thing ("rolling between tumbling slabs of ice", "the fallen tree"), and a slide or slip
+    done to something ("slides it across the tray", "slips the note under the door")."""
+    out = []
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else ""
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word.endswith(("ing", "en")) and before in _MODIFIER_AFTER and lx.stem_hits([word], lx.FAIL):
+            continue
+        if word in ("slide", "slides", "slid", "slip", "slips", "slipped") and after in _OBJECTS:
+            continue
+        out.append(word)
+    return out
+
+
 def _threat(character: str, reading: Reading) -> bool:
     return character in reading.harm_by or bool(lx.stem_hits([character], lx.DANGER))
 
@@ -176,9 +213,10 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     verbs = dd.verbs(w)
     thwart = bool(lx.stem_hits(verbs, lx.THWART, lx.THWART_WORDS)) or bool(lx.TAKES_AWAY.search(lower))
     harm_done = dd.harm_done(w, clause.named)
-    hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS))
+    hostile = thwart or harm_done or bool(lx.stem_hits(verbs, lx.BLOCK, lx.BLOCK_WORDS)) or bool(
+        oc.REFUSES.search(lower))
     amends = bool(lx.AMENDS.search(lower))
-    helps = bool(lx.stem_hits(verbs, lx.HELP, lx.HELP_WORDS)) or bool(lx.JOINS_IN.search(lower)) or any(
+    helps = dd.helps(w) or bool(lx.JOINS_IN.search(lower)) or any(
         p in lower for p in lx.HELP_PHRASES) or dd.gives(lower, clause.named, aliases) or amends or bool(
         lx.PAYS_FOR.search(lower))
     saved = lx.ALIVE_BECAUSE.search(lower)
@@ -248,6 +286,8 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     if role == "hostile" and thwart:
         reading.thwart = True
     _set_role(reading, agent, role)
+    if role != "present":
+        reading.last_role = role
     known = reading.traits.setdefault(agent, [])
     known.extend(t for t in traits if t not in known)
 
@@ -282,20 +322,33 @@ def _gap(turn: Turn, reading: Reading) -> Gap:
     roles = set(reading.roles.values())
     hostile = bool(roles & {"hostile", "betrayer"})
     helped = "helper" in roles
+    if hostile and helped and reading.last_role == "helper" and not (
+            reading.failure or reading.actor_harm or reading.thwart or "betrayer" in roles):
+        # "Hugh rose to object … Osric counted the fine out, and the priest read on": the help
+        # came last and carried it through
+        return Gap.HELPED
     if (hostile and helped) or "mixed" in roles:
         return Gap.MIXED
     if hostile:
         if reading.thwart or "betrayer" in roles:
             return Gap.THWARTED
+        if reading.refused:
+            return Gap.BLOCKED
         if reading.success and not reading.failure and not reading.actor_harm:
             return Gap.MIXED
         return Gap.BLOCKED
-    if reading.actor_harm:
-        return Gap.BLOCKED
+    if reading.refused and not helped:
+        return Gap.BLOCKED  # "a soldier … shakes his head": a no from someone the story names not
     if helped:
+        # "dragged her out by the collar": hurt or not, the one pulled out was helped
         return Gap.HELPED
+    if reading.actor_harm:
+        # hurt with no one to blame: a mishap ("the cord snaps, and you sit down hard")
+        return Gap.MIXED if reading.success and not reading.failure else Gap.FAILED
     if reading.failure:
         return Gap.MIXED if reading.success else Gap.FAILED
+    if reading.setback and (reading.success or reading.harm or reading.did_it):
+        return Gap.MIXED
     if reading.surprise:
         return Gap.SURPRISED
     return Gap.SUCCEEDED

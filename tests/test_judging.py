@@ -147,3 +147,24 @@ def test_the_same_words_filed_differently_are_one_memory() -> None:
     again = MemoryDraft(subject="wolf", content=told, kind="conflict", emotional_impact="angry",
                         valence=-0.62, importance=0.55)
     assert find_repeat([first], again, similarity=0.55) is first
+
+
+def test_a_plan_that_went_otherwise_is_remembered_with_what_was_meant() -> None:
+    # The rules read this turn as blocked; the model's sentence tells only what Wolf did, so
+    # what Bear meant is put before it (the seed's memory is intent against reality).
+    inp = inputs()
+    assert fallback.interpret(inp).gap is not Gap.SUCCEEDED
+    j = made(inp, memory="Wolf bared his teeth at me.").judgement
+    assert j is not None and j.memory == "I meant to fish at my spot, but Wolf bared his teeth at me."
+    # a sentence that already says the plan is the model's as it is
+    assert made(inp, memory="Wolf drove me off my fishing spot.").judgement.memory == (  # type: ignore[union-attr]
+        "Wolf drove me off my fishing spot.")
+    # a common first word loses its capital; a name keeps it
+    j = made(inp, memory="The wolf bared his teeth.").judgement
+    assert j is not None and j.memory == "I meant to fish at my spot, but the wolf bared his teeth."
+    # an observer never knew the plan; a plan that went as meant needs no "but"
+    assert made(inputs("observer"), memory="Wolf bared his teeth at Bear.").judgement.memory == (  # type: ignore[union-attr]
+        "Wolf bared his teeth at Bear.")
+    calm = inputs(reality="You fish at your spot and catch a trout.", others=[])
+    assert fallback.interpret(calm).gap is Gap.SUCCEEDED
+    assert made(calm, memory="I caught a trout.").judgement.memory == "I caught a trout."  # type: ignore[union-attr]

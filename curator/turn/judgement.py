@@ -39,7 +39,7 @@ MEMORY_CHARS = 300  # what a Judgement's memory holds
 GROUNDING_WORDS = 2  # content words a memory shares with the turn's text, at least
 
 
-def _stems(text: str) -> set[str]:
+def stems(text: str) -> set[str]:
     """Content words by their first three letters: "curled"/"curl", "slept"/"sleep" match."""
     return {word[:3] for word in word_set(text)}
 
@@ -122,7 +122,7 @@ class JudgementAnswer(DecisionModel):
         # A small model often hands back an earlier memory from its prompt ("Lately: …") or
         # an example's: a memory of this turn shares words with what happened in it. Checked on
         # the sentences kept, so that validating the kept answer again gives the same verdict.
-        if told is not None and len(_stems(value) & _stems(told)) < GROUNDING_WORDS:
+        if told is not None and len(stems(value) & stems(told)) < GROUNDING_WORDS:
             raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
                              "where); it tells something else")
         return value

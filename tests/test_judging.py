@@ -168,3 +168,15 @@ def test_a_plan_that_went_otherwise_is_remembered_with_what_was_meant() -> None:
     calm = inputs(reality="You fish at your spot and catch a trout.", others=[])
     assert fallback.interpret(calm).gap is Gap.SUCCEEDED
     assert made(calm, memory="I caught a trout.").judgement.memory == "I caught a trout."  # type: ignore[union-attr]
+
+
+def test_a_defining_answer_needs_the_rules_to_find_the_turn_major() -> None:
+    inp = inputs(reality="You fish at your spot and catch a trout.", others=[])
+    rules = fallback.interpret(inp).judgement
+    assert rules is not None and rules.significance not in ("major", "defining")
+    assert answer(significance="defining", memory="I caught a trout.").over(rules).significance == "major"
+    grave = inputs(reality="The ice breaks; you go under and Wolf drags you out, half drowned.")
+    rules = fallback.interpret(grave).judgement
+    assert rules is not None and rules.significance in ("major", "defining")
+    kept = answer(significance="defining", memory="Wolf dragged me out of the ice.").over(rules)
+    assert kept.significance == "defining"

@@ -142,10 +142,10 @@ class JudgementAnswer(DecisionModel):
 
         A "defining" answer stands only where the rules too find the turn major (danger, a
         betrayal, a rescue, a loss); else it is "major". A defining memory is core for life,
-        so a wrong one costs more than a missed one, and in the judgement set's recorded answers (before
-        this prompt) the 1.5B model
-        called ten turns defining that a careful reader did not (dev and test alike); with
-        this rule its core accuracy rose on both splits (dev 88.6 → 91.3%, test 90.1 → 91.4%)."""
+        so a wrong one costs more than a missed one; in the judgement set's answers recorded
+        before this prompt, the 1.5B model called ten turns defining that a careful reader did
+        not (dev and test alike), and with this rule its core accuracy rose on both splits
+        (dev 88.6 → 91.3%, test 90.1 → 91.4%)."""
         significance = self.significance
         if significance == "defining" and rules.significance not in ("major", "defining"):
             significance = "major"

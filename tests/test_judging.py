@@ -180,3 +180,14 @@ def test_a_defining_answer_needs_the_rules_to_find_the_turn_major() -> None:
     assert rules is not None and rules.significance in ("major", "defining")
     kept = answer(significance="defining", memory="Wolf dragged me out of the ice.").over(rules)
     assert kept.significance == "defining"
+
+
+def test_an_earlier_memory_copied_before_this_turns_sentence_is_left_out() -> None:
+    told = "Dig for roots near the logging road. Steel jaws snap shut on your hind leg; the poacher fires."
+    with validation_scope({"told": told}):
+        kept = answer(memory="I caught a small trout and ate it on the bank. "
+                             "Steel jaws snapped shut on my leg and the poacher fired.").memory
+        assert kept == "Steel jaws snapped shut on my leg and the poacher fired."
+        assert answer(memory=kept).memory == kept  # the kept answer validates the same
+        with pytest.raises(ValidationError, match="memory must tell what happened in this turn"):
+            answer(memory="I caught a small trout and ate it on the bank.")

@@ -119,13 +119,19 @@ class JudgementAnswer(DecisionModel):
             raise ValueError(f"memory is one sentence of at most {MEMORY_CHARS} characters; "
                              f"got {len(value)}")
         told = decision_context(info).get("told")
+        if told is None:
+            return value
         # A small model often hands back an earlier memory from its prompt ("Lately: …") or
-        # an example's: a memory of this turn shares words with what happened in it. Checked on
-        # the sentences kept, so that validating the kept answer again gives the same verdict.
-        if told is not None and len(stems(value) & stems(told)) < GROUNDING_WORDS:
+        # an example's, alone or before the sentence of this turn: a sentence of this turn
+        # shares words with what happened in it, and only those are kept. Checked on the
+        # sentences kept, so that validating the kept answer again gives the same verdict.
+        grounded = stems(told)
+        kept = [part for part in _SENTENCE_END.split(value)
+                if len(stems(part) & grounded) >= GROUNDING_WORDS]
+        if not kept:
             raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
                              "where); it tells something else")
-        return value
+        return " ".join(kept)
 
     @field_validator("emotion")
     @classmethod

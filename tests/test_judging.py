@@ -76,7 +76,9 @@ def test_feelings_are_bounded_however_the_model_answers() -> None:
 
 
 def test_a_trivial_turn_forms_no_memory_and_a_rescue_is_defining() -> None:
-    assert made(inputs(), significance="trivial").memories == []
+    # (a turn no one else did anything in: a clash the actor lived is at least notable)
+    calm = inputs(reality="You fish at your spot and catch a trout.", others=[])
+    assert made(calm, significance="trivial", memory="I caught a trout.").memories == []
     rescue = "You fall through the ice; Wolf drags you out of the freezing water by your scruff."
     saved = made(inputs(reality=rescue), significance="major", harm=True, danger=True)
     assert saved.judgement is not None and saved.judgement.significance == "defining"
@@ -191,3 +193,15 @@ def test_an_earlier_memory_copied_before_this_turns_sentence_is_left_out() -> No
         assert answer(memory=kept).memory == kept  # the kept answer validates the same
         with pytest.raises(ValidationError, match="memory must tell what happened in this turn"):
             answer(memory="I caught a small trout and ate it on the bank.")
+
+
+def test_a_clash_the_actor_lived_is_at_least_notable() -> None:
+    # Wolf drives Bear off its spot (the rules read a hindrance): a "minor" answer would form
+    # no memory of Wolf at all, so it is read as notable, as the bands' own words say.
+    j = made(inputs(), significance="minor", memory="Wolf took my fishing spot.").judgement
+    assert j is not None and j.significance == "notable"
+    # an observer's reading, or a turn with no deed by another, keeps the model's band
+    assert made(inputs("observer"), significance="minor",
+                memory="Wolf took Bear's fishing spot.").judgement.significance == "minor"  # type: ignore[union-attr]
+    calm = inputs(reality="You fish at your spot and catch a trout.", others=[])
+    assert made(calm, significance="minor", memory="I caught a trout.").judgement.significance == "minor"  # type: ignore[union-attr]

@@ -98,6 +98,19 @@ def with_intent(inp: InterpretInput, j: Judgement) -> Judgement:
     return j.model_copy(update={"memory": joined[:MEMORY_CHARS]})
 
 
+def clash_floor(inp: InterpretInput, j: Judgement) -> Judgement:
+    """An actor whose turn someone helped or hindered (by the rules' reading of the deeds)
+    lived at least a "notable" turn: the bands' own words ("notable": a clash, a kindness),
+    and a "minor" one would form no memory of the other at all (a conflict needs importance
+    0.4), so nine thefts in a row by the same wolf left no trace (evals/cases recent_window)."""
+    deeds = {o.did for o in j.others}
+    if (inp.role == "actor" and j.significance in ("trivial", "minor")
+            and deeds & {"helped", "harmed", "blocked", "betrayed"}
+            and (inp.turn.outcome is None or inp.turn.outcome.importance is None)):
+        return j.model_copy(update={"significance": "notable"})
+    return j
+
+
 def _importance(inp: InterpretInput, judgement: Judgement) -> float:
     hint = inp.turn.outcome
     if hint is not None and hint.importance is not None:
@@ -161,7 +174,7 @@ def trusts(rel: RelationView) -> bool:
 def interpretation_from(inp: InterpretInput, judgement: Judgement) -> Interpretation:
     """The memories, contexts and feelings a judgement makes (the model's answer over the
     rules' reading), by rules."""
-    j = with_intent(inp, defining_floor(inp, settled(inp, judgement)))
+    j = with_intent(inp, clash_floor(inp, defining_floor(inp, settled(inp, judgement))))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
     drafts: list[MemoryDraft] = []

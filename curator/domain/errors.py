@@ -73,6 +73,12 @@ class WorldLocked(CuratorError):
     exit_code = 3
 
 
+class CharacterImporting(WorldLocked):
+    """A turn or write names a character that an import under way is writing: it is the import's
+    until that import's last transaction makes it part of the world (or it is abandoned and
+    cleaned up). Try again once the import is done."""
+
+
 class WorldFormatError(CuratorError):
     """A world file or an export document is not something curator can read."""
 

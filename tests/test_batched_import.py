@@ -10,13 +10,12 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from curator import Curator, time_writes
+from curator import Curator
 from curator.api import importing
 from curator.domain.errors import CharacterImporting, MalformedExport, UnknownCharacter, WorldLocked
 from curator.store import staging
@@ -60,13 +59,6 @@ def one_per_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importing, "IMPORT_BUDGET", 0.0)
 
 
-@pytest.fixture
-def hook(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[str, int], None]], None]]:
-    def set_hook(callback: Callable[[str, int], None]) -> None:
-        monkeypatch.setattr(importing, "after_batch", callback)
-    yield set_hook
-
-
 def _staged_rows(path: Path) -> dict[str, int]:
     conn = sqlite3.connect(path)
     try:
@@ -80,8 +72,7 @@ def _staged_rows(path: Path) -> dict[str, int]:
 
 
 def test_turns_go_in_between_and_the_import_is_seen_all_at_once(
-        source: dict[str, Any], tmp_path: Path, one_per_batch: None,
-        hook: Callable[[Callable[[str, int], None]], None]) -> None:
+        source: dict[str, Any], tmp_path: Path, one_per_batch: None) -> None:
     path = tmp_path / "world.db"
     names = set(source["names"])
     with Curator(path) as game:
@@ -110,8 +101,9 @@ def test_turns_go_in_between_and_the_import_is_seen_all_at_once(
         except BaseException as error:  # reported by the test below
             errors.append(error)
 
-    def between(import_id: str, written: int) -> None:
+    def between(written: int, total: int) -> None:
         batches.append(written)
+        assert total == N
         if len(batches) == 3:
             # The game went on between batches, and saw none of the import.
             assert observed_during.wait(10)
@@ -123,25 +115,17 @@ def test_turns_go_in_between_and_the_import_is_seen_all_at_once(
                     reader.search("c00", "ford")
                 assert {d["character"]["id"] for d in reader.export_world()["characters"]} == {"xan", "yul"}
 
-    hook(between)
     thread = threading.Thread(target=player)
     with Curator(path) as importer:
         thread.start()
-        longest = 0.0
-
-        def held(seconds: float) -> None:
-            nonlocal longest
-            longest = max(longest, seconds)
-
         try:
-            with time_writes(held):
-                imported = importer.import_document(source["document"])
+            imported = importer.import_document(source["document"], progress=between)
         finally:
             done.set()
             thread.join(30)
         assert not errors, errors
         assert set(imported) == names
-        assert len(batches) >= N  # one character a batch
+        assert batches == list(range(1, N + 1))  # one character a batch
         assert seen_during == [{"xan", "yul"}]
         assert set(sightings) <= {0, N} and 0 in sightings  # none, or all of it: never a part
         # What went in is what came out.
@@ -157,12 +141,11 @@ def test_turns_go_in_between_and_the_import_is_seen_all_at_once(
 
 
 def test_a_turn_naming_a_character_being_imported_waits_for_the_import(
-        source: dict[str, Any], tmp_path: Path, one_per_batch: None,
-        hook: Callable[[Callable[[str, int], None]], None]) -> None:
+        source: dict[str, Any], tmp_path: Path, one_per_batch: None) -> None:
     path = tmp_path / "world.db"
     refused: list[CuratorErrorLike] = []
 
-    def between(import_id: str, written: int) -> None:
+    def between(written: int, total: int) -> None:
         if written == 2:
             with Curator(path) as game:
                 with pytest.raises(CharacterImporting) as caught:
@@ -176,9 +159,8 @@ def test_a_turn_naming_a_character_being_imported_waits_for_the_import(
                 game.fade()
                 assert game.characters() == ["xan", "yul"]
 
-    hook(between)
     with Curator(path) as importer:
-        importer.import_document(source["document"])
+        importer.import_document(source["document"], progress=between)
         assert isinstance(refused[0], WorldLocked) and refused[0].exit_code == 3
         assert "c20" in str(refused[0])
         importer.observe({**_turn(9002, "c20", []), "id": "after", "world_time": "2025-09-02T00:00:00Z"})
@@ -194,22 +176,20 @@ CuratorErrorLike = Any
 
 
 def test_an_exception_between_batches_leaves_nothing(
-        source: dict[str, Any], tmp_path: Path, one_per_batch: None,
-        hook: Callable[[Callable[[str, int], None]], None]) -> None:
+        source: dict[str, Any], tmp_path: Path, one_per_batch: None) -> None:
     path = tmp_path / "world.db"
 
     class Interrupted(Exception):
         pass
 
-    def between(import_id: str, written: int) -> None:
+    def between(written: int, total: int) -> None:
         if written == 5:
             assert _staged_rows(path)["characters"] > 0  # written, unseen
             raise Interrupted
 
-    hook(between)
     with Curator(path) as world:
         with pytest.raises(Interrupted):
-            world.import_document(source["document"])
+            world.import_document(source["document"], progress=between)
         assert world.characters() == [] and world.clock() is None
     assert _staged_rows(path) == {"characters": 0, "memories": 0, "imports": 0, "parts": 0}
 
@@ -233,12 +213,11 @@ from curator import Curator
 from curator.api import importing
 import json
 importing.IMPORT_BUDGET = 0.0
-def die(import_id, written):
+def die(written, total):
     if written == 4:
         os._exit(9)  # the process killed between batches: nothing cleans up
-importing.after_batch = die
 with Curator(sys.argv[1]) as world:
-    world.import_document(json.load(open(sys.argv[2])))
+    world.import_document(json.load(open(sys.argv[2])), progress=die)
 """
 
 
@@ -270,8 +249,7 @@ def test_a_killed_import_leaves_nothing_seen_and_the_next_import_or_opening_clea
 
 
 def test_replace_swaps_old_for_new_in_the_last_transaction(
-        source: dict[str, Any], tmp_path: Path, one_per_batch: None,
-        hook: Callable[[Callable[[str, int], None]], None]) -> None:
+        source: dict[str, Any], tmp_path: Path, one_per_batch: None) -> None:
     path = tmp_path / "world.db"
     document = json.loads(json.dumps(source["document"]))
     with Curator(path) as world:
@@ -282,18 +260,17 @@ def test_replace_swaps_old_for_new_in_the_last_transaction(
     assert before != document["characters"][3]
     during: list[dict[str, Any]] = []
 
-    def between(import_id: str, written: int) -> None:
+    def between(written: int, total: int) -> None:
         if written == 6:
             with Curator(path) as reader:
                 during.append(reader.export_character("c03"))
                 assert reader.characters() == present
 
-    hook(between)
     with Curator(path) as world:
         with pytest.raises(Exception, match="already exists"):
             world.import_document(document)
         assert _staged_rows(path)["characters"] == 0  # refused before anything was written
-        world.import_document(document, replace=True)
+        world.import_document(document, replace=True, progress=between)
         after = world.export_character("c03")
         assert set(world.characters()) == set(source["names"])
     assert during == [before]  # the old one, whole, until the end

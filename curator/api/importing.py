@@ -50,9 +50,7 @@ from curator.store.oplog import log_operation
 from curator.store.world import World
 
 IMPORT_BUDGET = 0.1  # a batch stops after the character that takes it past this (seconds)
-# Called after each batch has committed, with the import's id and the characters written so far:
-# a test interrupts an import there, and `curator import` may show progress.
-after_batch: Callable[[str, int], None] | None = None
+IMPORT_SETTLE = 0.25  # at most this long waiting between batches for a checkpoint under way (seconds)
 
 
 class Importing:
@@ -65,7 +63,8 @@ class Importing:
         raise NotImplementedError  # Curator's: this thread's connection
 
     def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
-                        clock: str | None = None) -> list[str]:
+                        clock: str | None = None,
+                        progress: Callable[[int, int], None] | None = None) -> list[str]:
         """Load characters from an export (one character or a whole world); returns their ids.
         A malformed document raises `MalformedExport` naming the field, and nothing is written.
         The document's lens weights are laid over this Curator's config.
@@ -75,7 +74,9 @@ class Importing:
         says what to read it as of: "latest" (the latest time it holds) or an ISO time.
 
         It is written in short transactions, so the game's turns go in between, and becomes
-        visible in one last short one, all of it at once (api/importing.py says how)."""
+        visible in one last short one, all of it at once (api/importing.py says how).
+        `progress(written, total)` is called after each of them with the characters written
+        so far; whatever it raises stops the import, and nothing of it stays."""
         check_header(document)
         self.clean_up_imports()
         reading = start_reading(self.world, document, clock)
@@ -88,7 +89,7 @@ class Importing:
         with self.world.transaction() as world:
             import_id = staging.begin_import(world)
         try:
-            done = self._write(import_id, reading, keys, existing, replace, logged)
+            done = self._write(import_id, reading, keys, existing, replace, logged, progress)
         except BaseException:
             # If it cannot, the next import or opening of the world does (staging.abandoned).
             with suppress(CuratorError):
@@ -118,7 +119,7 @@ class Importing:
         return present
 
     def _write(self, import_id: str, reading: Reading, keys: list[str | None], existing: set[str],
-               replace: bool, logged: str) -> Imported:
+               replace: bool, logged: str, progress: Callable[[int, int], None] | None) -> Imported:
         done = Imported([], self.config.appraisal)
         owners: dict[int, str] = {}
         state = _State()
@@ -145,8 +146,12 @@ class Importing:
                     one(world, staged.pop(0))
                     if time.perf_counter() >= deadline:
                         break
-            if after_batch is not None:
-                after_batch(import_id, len(owners))
+            checkpointer = self.world.checkpointer
+            if checkpointer is not None:
+                # The log copied before the next batch, as fading does (api/cycles.py).
+                checkpointer.settle(IMPORT_SETTLE)
+            if progress is not None:
+                progress(len(owners), len(keys))
         with self._staging(import_id, state) as world:  # the last transaction: all becomes visible
             for n, key in enumerate(keys):
                 if key in existing:

@@ -55,8 +55,10 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 @pytest.fixture
 def one_per_batch(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each batch ends after one character: many batches from a small document."""
+    """Each batch ends after one character: many batches from a small document (and its
+    characters reserved a few at a time)."""
     monkeypatch.setattr(importing, "IMPORT_BUDGET", 0.0)
+    monkeypatch.setattr(importing, "RESERVE", 7)
 
 
 def _staged_rows(path: Path) -> dict[str, int]:

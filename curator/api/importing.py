@@ -50,6 +50,7 @@ from curator.store.oplog import log_operation
 from curator.store.world import World
 
 IMPORT_BUDGET = 0.1  # a batch stops after the character that takes it past this (seconds)
+RESERVE = 2_000  # characters reserved per transaction
 IMPORT_SETTLE = 0.25  # at most this long waiting between batches for a checkpoint under way (seconds)
 
 
@@ -124,23 +125,25 @@ class Importing:
         owners: dict[int, str] = {}
         state = _State()
         staged = [n for n, key in enumerate(keys) if key not in existing]
-        parts = [logged[i:i + staging.PART] for i in range(0, len(logged), staging.PART)]
-        parts = parts if len(parts) > 1 else []  # a small document is logged as it is
+        # A small document is logged as it is; a large one in parts, a part a batch.
+        parts = -(-len(logged) // staging.PART) if len(logged) > staging.PART else 0
 
         def one(world: World, n: int) -> None:
             import_one(world, reading, n, reading.docs[n], replace=replace, done=done)
             owners[n] = done.characters[-1]
 
-        with self._staging(import_id, state) as world:
-            world.ensure_characters(list(dict.fromkeys(
-                k for k in keys if k is not None and k not in existing)), world.now())
+        new = list(dict.fromkeys(k for k in keys if k is not None and k not in existing))
+        for start in range(0, len(new), RESERVE):  # reserved: a turn may not create them now
+            with self._staging(import_id, state) as world:
+                world.ensure_characters(new[start:start + RESERVE], world.now())
         kept = 0
-        while staged or kept < len(parts):
+        while staged or kept < parts:
             with self._staging(import_id, state) as world:
                 staging.heartbeat(world, import_id)
                 deadline = time.perf_counter() + IMPORT_BUDGET
-                if kept < len(parts):
-                    staging.store_parts(world, import_id, kept, parts[kept])
+                if kept < parts:
+                    staging.store_parts(world, import_id, kept,
+                                        logged[kept * staging.PART:(kept + 1) * staging.PART])
                     kept += 1
                 while staged:  # at least one a batch: one that crosses the budget ends it
                     one(world, staged.pop(0))

@@ -79,7 +79,8 @@ def with_document(world: World, args: str) -> str:
     the JSON text of all of them, the document with its `replace` and `clock`)."""
     if '"document_parts"' not in args[:200]:
         return args
-    return joined_document(world, json.loads(args)["document_parts"])
+    parsed = json.loads(args)
+    return joined_document(world, parsed["document_parts"]) if "document_parts" in parsed else args
 
 
 def abandoned(world: World) -> list[str]:

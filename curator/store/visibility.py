@@ -71,10 +71,12 @@ class Visibility:
 
     def _refuse_staged(self, ids: list[str]) -> None:
         """`CharacterImporting` if an import under way (not this thread's) is writing one of `ids`."""
-        marks = ", ".join("?" * len(ids))
-        row = self.conn.execute(f"select id, import_id from characters where id in ({marks}) and "
-                                "import_id is not null and import_id != ? limit 1",
-                                (*ids, self._seen())).fetchone()
-        if row is not None:
-            raise CharacterImporting(f"character {row[0]!r} is being imported (import {row[1]}); "
-                                     "try again once the import is done")
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            row = self.conn.execute(f"select id, import_id from characters where id in ({marks}) "
+                                    "and import_id is not null and import_id != ? limit 1",
+                                    (*chunk, self._seen())).fetchone()
+            if row is not None:
+                raise CharacterImporting(f"character {row[0]!r} is being imported (import {row[1]}); "
+                                         "try again once the import is done")

@@ -17,7 +17,13 @@ import pytest
 
 from curator import Curator
 from curator.api import importing
-from curator.domain.errors import CharacterImporting, MalformedExport, UnknownCharacter, WorldLocked
+from curator.domain.errors import (
+    CharacterImporting,
+    ImportCancelled,
+    MalformedExport,
+    UnknownCharacter,
+    WorldLocked,
+)
 from curator.store import staging
 from curator.store.oplog import history
 
@@ -304,3 +310,22 @@ def test_a_large_document_is_logged_in_parts_and_a_rewind_replays_it(
         world.observe({**_turn(2, "xan", []), "id": "third", "world_time": "2025-09-01T00:00:00Z"})
         world.rewind("second")
         assert world.export_world() == exported
+
+
+def test_an_import_whose_record_went_away_midway_keeps_nothing(
+        source: dict[str, Any], tmp_path: Path, one_per_batch: None) -> None:
+    """What a rewind swapping the world in meanwhile does to an import: its record is gone."""
+    path = tmp_path / "world.db"
+
+    def between(written: int, total: int) -> None:
+        if written == 3:
+            conn = sqlite3.connect(path)
+            with conn:
+                conn.execute("delete from imports")
+            conn.close()
+
+    with Curator(path) as world:
+        with pytest.raises(ImportCancelled):
+            world.import_document(source["document"], progress=between)
+        assert world.characters() == []
+    assert _staged_rows(path) == {"characters": 0, "memories": 0, "imports": 0, "parts": 0}

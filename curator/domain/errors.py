@@ -79,6 +79,11 @@ class CharacterImporting(WorldLocked):
     cleaned up). Try again once the import is done."""
 
 
+class ImportCancelled(CuratorError):
+    """An import's record went away while it was writing (a rewind swapped the world in
+    meanwhile, or its leftovers were cleaned up as abandoned): nothing of it is kept."""
+
+
 class WorldFormatError(CuratorError):
     """A world file or an export document is not something curator can read."""
 

@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from curator.domain.errors import ImportCancelled
 from curator.domain.models import iso
 from curator.store.world import World
 
@@ -39,8 +40,12 @@ def begin_import(world: World) -> str:
 
 
 def heartbeat(world: World, import_id: str) -> None:
-    """The import is alive: called in each of its batches."""
-    world.conn.execute("update imports set heartbeat = ? where id = ?", (iso(datetime.now(UTC)), import_id))
+    """The import is alive: called in each of its batches. `ImportCancelled` if its record is
+    gone (a rewind swapped the world in, or it was taken for dead and cleaned up)."""
+    if not world.conn.execute("update imports set heartbeat = ? where id = ?",
+                              (iso(datetime.now(UTC)), import_id)).rowcount:
+        raise ImportCancelled(f"import {import_id} was cancelled while it ran (a rewind, or a "
+                              "clean-up that took it for dead); nothing of it was kept")
 
 
 def ended(import_id: str) -> None:
@@ -51,6 +56,7 @@ def ended(import_id: str) -> None:
 def finish(world: World, import_id: str) -> list[str]:
     """Make the import's characters part of the world (inside its last transaction): one
     statement over the characters it wrote, none over their rows. Returns their ids."""
+    heartbeat(world, import_id)
     ids = [r[0] for r in world.conn.execute("select id from characters where import_id = ?", (import_id,))]
     world.conn.execute("update characters set import_id = null where import_id = ?", (import_id,))
     world.conn.execute("delete from imports where id = ?", (import_id,))
@@ -94,6 +100,10 @@ def abandoned(world: World) -> list[str]:
             gone = now - datetime.fromisoformat(beat) > STALE
         if gone:
             dead.append(str(import_id))
+    # Marked characters whose import has no record (it was removed under it): nobody finishes them.
+    dead += [str(r[0]) for r in world.conn.execute(
+        "select distinct import_id from characters where import_id is not null "
+        "and import_id not in (select id from imports)")]
     return dead
 
 

@@ -16,6 +16,7 @@ from curator.store.m004_recall import M004_SCRIPT
 from curator.store.m012_knowing import M012_SCRIPT
 from curator.store.m013_budgets import create_budgets
 from curator.store.m014_vectors import M014_SCRIPT
+from curator.store.m015_staging import M015_SCRIPT
 from curator.store.saves_schema import SAVES_SCHEMA
 
 migrations = Migrations("curator")
@@ -315,6 +316,12 @@ def m013_model_budgets(db: Database) -> None:
 def m014_vectors(db: Database) -> None:
     """Embedding vectors by memory seq and by passage (m014_vectors.py)."""
     _run_script(db.conn, M014_SCRIPT)
+
+
+@migrations()
+def m015_staged_imports(db: Database) -> None:
+    """Imports written in short batches, hidden until their last transaction (m015_staging.py)."""
+    _run_script(db.conn, M015_SCRIPT)
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:

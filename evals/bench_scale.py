@@ -65,13 +65,19 @@ def _mb(path: Path) -> float:
                      if Path(str(path) + s).exists()) / 1e6, 1)
 
 
-def traced_writes(path: Path, turns: list[dict[str, Any]]) -> list[list[str]]:
-    """Each turn's write statements (bound values spelled out), as `observe` ran them."""
+def traced_writes(path: Path, turns: list[dict[str, Any]],
+                  counted: list[int] | None = None) -> list[list[str]]:
+    """Each turn's write statements (bound values spelled out), as `observe` ran them; with
+    `counted`, each turn's count of every statement SQLite ran for it (reads, writes and the
+    search index's own), a figure the machine's load does not move."""
     per_turn: list[list[str]] = []
     with Curator(path) as curator:
         current: list[str] = []
+        ran = 0
 
         def trace(sql: str) -> None:
+            nonlocal ran
+            ran += 1
             # A statement that fires triggers (the search index's) is traced once more per
             # trigger, spelled the same: one run of it is one statement.
             if sql.lstrip()[:7].lower().startswith(WRITES) and (not current or current[-1] != sql):
@@ -82,6 +88,9 @@ def traced_writes(path: Path, turns: list[dict[str, Any]]) -> list[list[str]]:
             curator.observe(turn)
             per_turn.append(current)
             current = []
+            if counted is not None:
+                counted.append(ran)
+            ran = 0
         curator.world.conn.set_trace_callback(None)
     return per_turn
 
@@ -161,7 +170,10 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
         r["growth"] = growth
         window = measured_turns(sizes)
         say("tracing the measured turns' writes (untimed)")
-        writes = traced_writes(copy_world(grown, scratch / "trace.db"), window)
+        ran: list[int] = []
+        writes = traced_writes(copy_world(grown, scratch / "trace.db"), window, ran)
+        r["statements_mean"] = round(sum(ran) / max(len(ran), 1), 1)
+        r["statements_p95"] = pct([float(n) for n in ran], 95)
         say("replaying them as bare transactions (the floor)")
         floor = floor_ms(copy_world(grown, scratch / "trace.db"), writes)
         (scratch / "trace.db").unlink()
@@ -270,6 +282,8 @@ def format_scale(r: dict[str, Any]) -> str:
         f"  p99 {r['observe_p99_ms']} ms {mark('observe_p99_ms')}  max {r['observe_max_ms']} ms",
         f"  floor (the same rows in bare SQLite transactions) p50 {r['floor_p50_ms']} ms "
         f"p95 {r['floor_p95_ms']} ms; observe p95 = {r['observe_p95_over_floor']}x the floor",
+        f"  SQL statements a turn (reads, writes, the search index's own): mean "
+        f"{r['statements_mean']}, p95 {r['statements_p95']}",
         "context (1,000 tokens, with recall refresh):",
         f"  many memories (up to {r['many_memories']:,}): p50 {r['context_many_p50_ms']} ms "
         f"p95 {r['context_many_p95_ms']} ms",

@@ -324,6 +324,19 @@ def m015_staged_imports(db: Database) -> None:
     _run_script(db.conn, M015_SCRIPT)
 
 
+@migrations()
+def m016_no_summary_index(db: Database) -> None:
+    """Drop the full-text index over relationship summaries (m004): nothing ever searched it,
+    and keeping it was about a fifth of a turn's statements on a world of 10,000 characters
+    (every new relationship indexed an empty summary; issue #17)."""
+    _run_script(db.conn, """
+    drop trigger if exists summary_fts_insert;
+    drop trigger if exists summary_fts_update;
+    drop trigger if exists summary_fts_delete;
+    drop table if exists summary_fts;
+    """)
+
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""
     pending = ""

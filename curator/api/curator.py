@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -34,6 +35,7 @@ from curator.api.cycles import cycle_units, fade_in_batches
 from curator.api.editing import MemoryEditing
 from curator.api.embeddings import SemanticRecall
 from curator.api.exporting import WorldExport
+from curator.api.importing import Importing
 from curator.api.knowing import Knowing
 from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
@@ -54,7 +56,6 @@ from curator.domain.models import (
 )
 from curator.domain.results import ChangeSet, TurnResult
 from curator.evolution.report import EvolutionReport
-from curator.export.documents import import_document
 from curator.model.calls import CallRecord, log_calls, read_calls
 from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
@@ -69,7 +70,7 @@ R = TypeVar("R")
 
 
 @translated
-class Curator(MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, WorldReads, Knowing):
+class Curator(Importing, MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, WorldReads, Knowing):
     """Memories for the characters of one world (one SQLite file). Safe to share between
     threads: each thread that uses it gets a connection of its own (access.py)."""
 
@@ -90,6 +91,8 @@ class Curator(MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, Wo
         self.gateway: ModelGateway | None = ModelGateway(settings) if settings is not None else None
         self.connections = Connections(db, busy_timeout_ms=self.config.busy_timeout_ms,
                                        create=create, force=force)
+        with suppress(CuratorError):  # a read-only world keeps them, unseen
+            self.clean_up_imports()  # what an import that died midway left (api/importing.py)
 
     @property
     def world(self) -> World:
@@ -297,22 +300,6 @@ class Curator(MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, Wo
             world.ensure_character(self._id(character), seen)
             world.set_character(self._id(character), persona=persona)
             log_operation(world, "persona", {"character": self._id(character), "persona": persona}, at=seen)
-
-    def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
-                        clock: str | None = None) -> list[str]:
-        """Load characters from an export (one character or a whole world) in one transaction;
-        returns their ids. A malformed document raises `MalformedExport` naming the field, and
-        nothing is written. The document's lens weights are laid over this Curator's config.
-
-        The world's clock moves to the document's. A document clock more than a year past the
-        latest time it holds is refused (it would refuse every turn until then) unless `clock`
-        says what to read it as of: "latest" (the latest time it holds) or an ISO time."""
-        with self.world.transaction() as world:
-            done = import_document(world, document, replace=replace, appraisal=self.config.appraisal,
-                                   clock=clock)
-            log_operation(world, "import", {"document": document, "replace": replace, "clock": clock})
-        self.config.appraisal = done.appraisal  # only once the import has committed
-        return done.characters
 
     def set_clock(self, world_time: datetime | str) -> datetime | None:
         """Set the world clock back (or forward) to `world_time`, never before the latest

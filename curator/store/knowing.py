@@ -13,6 +13,7 @@ from typing import Any
 
 from curator.domain.knowing import Provenance
 from curator.domain.models import Memory, iso
+from curator.store.visibility import STAGED
 from curator.store.world import World
 
 _SOURCE = "select memory_id, origin, confidence, hops, mouths, about, told_in, held_by from memory_sources"
@@ -107,7 +108,8 @@ def leave_group(world: World, group: str, characters: list[str]) -> int:
 
 def members(world: World, group: str) -> list[str]:
     return [r[0] for r in world.conn.execute(
-        "select character from group_members where grp = ? order by character", (group,))]
+        f"select character from group_members where grp = ? and character not in {STAGED} "
+        "order by character", (group,))]
 
 
 def groups_of(world: World, character: str) -> list[str]:
@@ -117,7 +119,8 @@ def groups_of(world: World, character: str) -> list[str]:
 
 def group_names(world: World) -> list[str]:
     return [r[0] for r in world.conn.execute(
-        "select grp from group_members union select grp from group_knowledge order by 1")]
+        f"select grp from group_members where character not in {STAGED} "
+        "union select grp from group_knowledge order by 1")]
 
 
 def add_knowledge(world: World, group: str, content: str, *, subject: str | None, kind: str,

@@ -60,6 +60,7 @@ from curator.model.calls import CallRecord, log_calls, read_calls
 from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
+from curator.store import knowing as knowing_store
 from curator.store.clock import set_clock
 from curator.store.oplog import last_turn, log_operation
 from curator.store.world import World
@@ -330,10 +331,14 @@ class Curator(Importing, MemoryEditing, Saves, BudgetMixin, SemanticRecall, Worl
 
     def delete_character(self, character: str) -> dict[str, int]:
         """Delete a character and everything that refers to it, in one transaction; returns the
-        rows removed per table (see `World.delete_character`)."""
+        rows removed per table (see `World.delete_character`), and under
+        `memory_sources.mouths` the others' hearsay it had passed on, which now says "someone"
+        told it."""
         with self.world.transaction() as world:
             log_operation(world, "delete_character", {"character": world.known_character(character)})
-            return world.delete_character(world.known_character(character))
+            who = world.known_character(character)
+            retold = knowing_store.forget_teller(world, who)
+            return {**world.delete_character(who), "memory_sources.mouths": retold}
 
     def _log_operation(self, kind: str, args: dict[str, Any], after: int) -> None:
         """Log an operation that commits in several transactions (fading, evolution) once it has

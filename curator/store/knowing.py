@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from curator.domain.knowing import Provenance
+from curator.domain.knowing import FORGOTTEN_TELLER, Provenance
 from curator.domain.models import Memory, iso
 from curator.store.visibility import STAGED
 from curator.store.world import World
@@ -145,3 +145,20 @@ def holders(world: World, group: str, knowledge_id: int) -> list[str]:
     return [r[0] for r in world.conn.execute(
         "select owner from memory_sources where held_by = ? and told_in = ? order by owner",
         (group, f"group:{group}:{knowledge_id}"))]
+
+
+def forget_teller(world: World, character: str) -> int:
+    """A character is deleted: the others' hearsay keeps the chain of who told it (its length
+    is the hops, and the confidence), with the character's place in it said as "someone"
+    (`FORGOTTEN_TELLER`). Returns the sources rewritten; call inside the deletion's transaction."""
+    rows = world.conn.execute("select rowid, mouths from memory_sources where mouths like ?",
+                              (f'%"{character}"%',)).fetchall()
+    changed = 0
+    for rowid, mouths in rows:
+        chain = json.loads(mouths)
+        if character in chain:
+            chain = [FORGOTTEN_TELLER if m == character else m for m in chain]
+            world.conn.execute("update memory_sources set mouths = ? where rowid = ?",
+                               (json.dumps(chain), rowid))
+            changed += 1
+    return changed

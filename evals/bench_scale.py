@@ -14,6 +14,8 @@ keeps it for the next run), then, on a fresh copy of it:
   lock (store/transactions.py `time_writes`);
 - export: `export_world_to` (streamed) into a file, its time and size, and how much it raised
   the process's peak memory; the world file's size;
+- import: that file imported into a new world (`import_document`, in batches), its total time
+  and the longest any one of its write transactions held the write lock;
 - `curator --help` in a fresh process, the median of five;
 - the process's peak memory (resource.getrusage) and the load average beside the figures.
 
@@ -24,6 +26,7 @@ keeps it for the next run), then, on a fresh copy of it:
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import resource
@@ -42,7 +45,8 @@ from evals.scale_world import copy_world, grown_world, measured_turns, observe_a
 FULL = {"characters": 10_000, "turns": 100_000, "window": 10_000, "active": 300, "seed": 42}
 QUICK = {"characters": 500, "turns": 3_000, "window": 1_000, "active": 60, "seed": 42}
 TARGETS = {"observe_p95_ms": 5.0, "observe_p99_ms": 15.0, "context_p95_ms": 10.0,
-           "evolve_seconds": 60.0, "longest_write_ms": 250.0, "help_ms": 300.0}
+           "evolve_seconds": 60.0, "longest_write_ms": 250.0, "import_longest_write_ms": 250.0,
+           "help_ms": 300.0}
 WRITES = ("insert", "update", "delete", "replace")
 
 
@@ -61,13 +65,19 @@ def _mb(path: Path) -> float:
                      if Path(str(path) + s).exists()) / 1e6, 1)
 
 
-def traced_writes(path: Path, turns: list[dict[str, Any]]) -> list[list[str]]:
-    """Each turn's write statements (bound values spelled out), as `observe` ran them."""
+def traced_writes(path: Path, turns: list[dict[str, Any]],
+                  counted: list[int] | None = None) -> list[list[str]]:
+    """Each turn's write statements (bound values spelled out), as `observe` ran them; with
+    `counted`, each turn's count of every statement SQLite ran for it (reads, writes and the
+    search index's own), a figure the machine's load does not move."""
     per_turn: list[list[str]] = []
     with Curator(path) as curator:
         current: list[str] = []
+        ran = 0
 
         def trace(sql: str) -> None:
+            nonlocal ran
+            ran += 1
             # A statement that fires triggers (the search index's) is traced once more per
             # trigger, spelled the same: one run of it is one statement.
             if sql.lstrip()[:7].lower().startswith(WRITES) and (not current or current[-1] != sql):
@@ -78,6 +88,9 @@ def traced_writes(path: Path, turns: list[dict[str, Any]]) -> list[list[str]]:
             curator.observe(turn)
             per_turn.append(current)
             current = []
+            if counted is not None:
+                counted.append(ran)
+            ran = 0
         curator.world.conn.set_trace_callback(None)
     return per_turn
 
@@ -124,6 +137,28 @@ def help_ms(runs: int = 5) -> float:
     return round(statistics.median(times), 1)
 
 
+def import_figures(scratch: Path, say: Any) -> dict[str, Any]:
+    """Import the export (scratch/export.json) into a new world: its total time (reading the
+    file included), the longest any one of its write transactions held the write lock, how
+    many there were, and the load average after it."""
+    say("import of that export into a new world")
+    writes: list[float] = []
+    started = time.perf_counter()
+    with open(scratch / "export.json", encoding="utf-8") as source:
+        document = json.load(source)
+    with Curator(scratch / "imported.db") as curator, time_writes(writes.append):
+        imported = curator.import_document(document)
+    del document
+    seconds = round(time.perf_counter() - started, 1)
+    (scratch / "imported.db").unlink()
+    figures = {"import_seconds": seconds, "import_characters": len(imported),
+               "import_longest_write_ms": round(max(writes, default=0.0) * 1000, 1),
+               "import_transactions": len(writes), "load_import": _load()}
+    say(f"  import {seconds} s, {len(writes):,} transactions, longest "
+        f"{figures['import_longest_write_ms']} ms, load {figures['load_import']}")
+    return figures
+
+
 def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) -> dict[str, Any]:
     """Run the game-scale benchmark; its figures (times in ms unless named seconds)."""
     sizes = dict(QUICK if quick else FULL)
@@ -135,7 +170,10 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
         r["growth"] = growth
         window = measured_turns(sizes)
         say("tracing the measured turns' writes (untimed)")
-        writes = traced_writes(copy_world(grown, scratch / "trace.db"), window)
+        ran: list[int] = []
+        writes = traced_writes(copy_world(grown, scratch / "trace.db"), window, ran)
+        r["statements_mean"] = round(sum(ran) / max(len(ran), 1), 1)
+        r["statements_p95"] = pct([float(n) for n in ran], 95)
         say("replaying them as bare transactions (the floor)")
         floor = floor_ms(copy_world(grown, scratch / "trace.db"), writes)
         (scratch / "trace.db").unlink()
@@ -207,13 +245,15 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
             r["export_mb"] = round((scratch / "export.json").stat().st_size / 1e6, 1)
             grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
             r["export_raised_peak_mb"] = round(max(0, grew) / 1024, 1)
-            (scratch / "export.json").unlink()
             say(f"  export {r['export_seconds']} s, {r['export_mb']} MB, raised the peak by "
                 f"{r['export_raised_peak_mb']} MB, load {_load()}")
+            r.update(import_figures(scratch, say))
+            (scratch / "export.json").unlink()
             curator.world.conn.execute("pragma wal_checkpoint(TRUNCATE)")
         r["world_mb"] = _mb(world)
     r["longest_write_ms"] = max(r["observe_longest_write_ms"], r["context_longest_write_ms"],
-                                r["fade_longest_write_ms"], r["evolve_longest_write_ms"])
+                                r["fade_longest_write_ms"], r["evolve_longest_write_ms"],
+                                r["import_longest_write_ms"])
     r["help_ms"] = help_ms()
     r["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     r["load_end"] = _load()
@@ -242,6 +282,8 @@ def format_scale(r: dict[str, Any]) -> str:
         f"  p99 {r['observe_p99_ms']} ms {mark('observe_p99_ms')}  max {r['observe_max_ms']} ms",
         f"  floor (the same rows in bare SQLite transactions) p50 {r['floor_p50_ms']} ms "
         f"p95 {r['floor_p95_ms']} ms; observe p95 = {r['observe_p95_over_floor']}x the floor",
+        f"  SQL statements a turn (reads, writes, the search index's own): mean "
+        f"{r['statements_mean']}, p95 {r['statements_p95']}",
         "context (1,000 tokens, with recall refresh):",
         f"  many memories (up to {r['many_memories']:,}): p50 {r['context_many_p50_ms']} ms "
         f"p95 {r['context_many_p95_ms']} ms",
@@ -254,10 +296,14 @@ def format_scale(r: dict[str, Any]) -> str:
         f"{r['evolve_characters']:,} characters {mark('evolve_seconds')}",
         f"  longest write transaction {r['evolve_longest_write_ms']} ms; a second cycle at once: "
         f"{r['evolve_again_seconds']} s, {r['evolve_again_characters']:,} characters",
-        f"longest write transaction (observe, context, fading, evolution): {r['longest_write_ms']} ms "
+        "longest write transaction (observe, context, fading, evolution, import): "
+        f"{r['longest_write_ms']} ms "
         f"{mark('longest_write_ms')}",
         f"export (streamed): {r['export_seconds']} s, {r['export_mb']} MB of JSON; it raised the "
         f"process's peak memory by {r['export_raised_peak_mb']} MB",
+        f"import of the export into a new world (load {r['load_import']}): {r['import_seconds']} s for "
+        f"{r['import_characters']:,} characters in {r['import_transactions']:,} transactions, longest "
+        f"{r['import_longest_write_ms']} ms {mark('import_longest_write_ms')}",
         f"curator --help: {r['help_ms']} ms (median of 5) {mark('help_ms')}",
         f"peak memory of the process: {r['peak_rss_mb']} MB",
     ])

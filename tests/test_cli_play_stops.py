@@ -124,8 +124,12 @@ def stored_count(db: Path) -> int:
 
 def play_until_signalled(transcript: Path, db: Path, signum: int, *, at_least: int) -> tuple[int, str]:
     """Run `curator play` until at least `at_least` turns are stored, then send `signum`."""
+    # A test run started as a background job (`pytest &` in a script) hands its children
+    # SIGINT ignored, and Python then never raises KeyboardInterrupt: the child is given
+    # SIGINT's default back, as a terminal's foreground job has it.
     process = subprocess.Popen([sys.executable, "-m", "curator", "play", str(transcript), "--db", str(db)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while stored_count(db) < at_least:

@@ -37,7 +37,7 @@ def references(curator: Curator, character: str) -> dict[str, int]:
             n = conn.execute(sql, (character,)).fetchone()[0]
             if n:
                 found[f"{table}.{column}"] = n
-    for fts, column in (("memory_fts", "about"), ("summary_fts", "other")):
+    for fts, column in (("memory_fts", "about"),):
         n = conn.execute(f"select count(*) from {fts} where {fts} match ?",
                          (f'{column} : "{character}"',)).fetchone()[0]
         if n:
@@ -50,8 +50,7 @@ def test_nothing_refers_to_a_deleted_character(world: Curator) -> None:
     # The check sees bear everywhere it should be, so an empty result below means something.
     for where in ("characters.id", "memories.owner", "memories.subject", "memory_archive.owner",
                   "relationships.owner", "relationships.other", "blocks.owner", "block_links.character",
-                  "passages.owner", "memory_fts.owner", "memory_fts.about", "summary_fts.owner",
-                  "summary_fts.other", "passage_fts.owner"):
+                  "passages.owner", "memory_fts.owner", "memory_fts.about", "passage_fts.owner"):
         assert before.get(where), where
     wolf_recent = world.counts("wolf")["recent"]
     removed = world.delete_character("Bear")

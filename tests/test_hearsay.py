@@ -251,3 +251,19 @@ def test_a_listener_is_a_perceiver_for_the_clock(world: Curator) -> None:
     world.observe(turn("t3", 13, "heron", "You tell Owl.", tells=[{"to": ["owl"], "about": "t1"}]))
     assert "owl" in world.world.character_ids()  # created on first sight
     assert world.world.character_clocks(["owl"])["owl"].hour == 13
+
+
+def test_a_deleted_teller_is_someone_in_the_hearsay_it_passed_on(world: Curator) -> None:
+    world.observe(turn("t2", 9, "heron", "You tell Bear.", others=["bear"],
+                       tells=[{"to": ["bear"], "about": "t1"}]))
+    world.observe(turn("t3", 10, "bear", "You tell Fox.", others=["fox"],
+                       tells=[{"to": ["fox"], "about": "t1"}]))
+    removed = world.delete_character("heron")
+    assert removed["memory_sources.mouths"] == 2  # bear's and fox's stories named heron
+    known = world.who_knows("t1")
+    assert "heron" not in known
+    assert (known["bear"].mouths, known["fox"].mouths) == (["?"], ["?", "bear"])
+    assert (known["bear"].hops, known["fox"].hops) == (1, 2)  # the chain keeps its length
+    assert known["fox"].phrase() == "heard from bear, via someone"
+    exported = json.dumps(world.export_world())
+    assert '"heron"' not in exported

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -34,6 +35,7 @@ from curator.api.cycles import cycle_units, fade_in_batches
 from curator.api.editing import MemoryEditing
 from curator.api.embeddings import SemanticRecall
 from curator.api.exporting import WorldExport
+from curator.api.importing import Importing
 from curator.api.knowing import Knowing
 from curator.api.parsing import kind_of, parse_turn, parse_turns
 from curator.api.reads import WorldReads
@@ -54,11 +56,11 @@ from curator.domain.models import (
 )
 from curator.domain.results import ChangeSet, TurnResult
 from curator.evolution.report import EvolutionReport
-from curator.export.documents import import_document
 from curator.model.calls import CallRecord, log_calls, read_calls
 from curator.model.llm import ModelGateway, ModelSettings
 from curator.model.rounds import Answer, BookDecider, Pending, Request, Unit, run_rounds
 from curator.model.steps import Decider, FallbackDecider
+from curator.store import knowing as knowing_store
 from curator.store.clock import set_clock
 from curator.store.oplog import last_turn, log_operation
 from curator.store.world import World
@@ -69,7 +71,7 @@ R = TypeVar("R")
 
 
 @translated
-class Curator(MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, WorldReads, Knowing):
+class Curator(Importing, MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, WorldReads, Knowing):
     """Memories for the characters of one world (one SQLite file). Safe to share between
     threads: each thread that uses it gets a connection of its own (access.py)."""
 
@@ -90,6 +92,8 @@ class Curator(MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, Wo
         self.gateway: ModelGateway | None = ModelGateway(settings) if settings is not None else None
         self.connections = Connections(db, busy_timeout_ms=self.config.busy_timeout_ms,
                                        create=create, force=force)
+        with suppress(CuratorError):  # a read-only world keeps them, unseen
+            self.clean_up_imports()  # what an import that died midway left (api/importing.py)
 
     @property
     def world(self) -> World:
@@ -298,22 +302,6 @@ class Curator(MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, Wo
             world.set_character(self._id(character), persona=persona)
             log_operation(world, "persona", {"character": self._id(character), "persona": persona}, at=seen)
 
-    def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
-                        clock: str | None = None) -> list[str]:
-        """Load characters from an export (one character or a whole world) in one transaction;
-        returns their ids. A malformed document raises `MalformedExport` naming the field, and
-        nothing is written. The document's lens weights are laid over this Curator's config.
-
-        The world's clock moves to the document's. A document clock more than a year past the
-        latest time it holds is refused (it would refuse every turn until then) unless `clock`
-        says what to read it as of: "latest" (the latest time it holds) or an ISO time."""
-        with self.world.transaction() as world:
-            done = import_document(world, document, replace=replace, appraisal=self.config.appraisal,
-                                   clock=clock)
-            log_operation(world, "import", {"document": document, "replace": replace, "clock": clock})
-        self.config.appraisal = done.appraisal  # only once the import has committed
-        return done.characters
-
     def set_clock(self, world_time: datetime | str) -> datetime | None:
         """Set the world clock back (or forward) to `world_time`, never before the latest
         observed turn: the way back from a clock an import moved far ahead (store/clock.py).
@@ -343,10 +331,14 @@ class Curator(MemoryEditing, Saves, BudgetMixin, SemanticRecall, WorldExport, Wo
 
     def delete_character(self, character: str) -> dict[str, int]:
         """Delete a character and everything that refers to it, in one transaction; returns the
-        rows removed per table (see `World.delete_character`)."""
+        rows removed per table (see `World.delete_character`), and under
+        `memory_sources.mouths` the others' hearsay it had passed on, which now says "someone"
+        told it."""
         with self.world.transaction() as world:
             log_operation(world, "delete_character", {"character": world.known_character(character)})
-            return world.delete_character(world.known_character(character))
+            who = world.known_character(character)
+            retold = knowing_store.forget_teller(world, who)
+            return {**world.delete_character(who), "memory_sources.mouths": retold}
 
     def _log_operation(self, kind: str, args: dict[str, Any], after: int) -> None:
         """Log an operation that commits in several transactions (fading, evolution) once it has

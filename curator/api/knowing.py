@@ -28,6 +28,7 @@ from curator.domain.models import (
 )
 from curator.store import knowing
 from curator.store.oplog import log_operation
+from curator.store.visibility import STAGED
 from curator.store.world import World
 from curator.turn.phrasing import sentence
 from curator.turn.threads import memory_id
@@ -60,7 +61,8 @@ class Knowing:
             raise InvalidInput("a turn id is 1-128 characters", field="turn_id")
         best: dict[str, Provenance] = {}
         rows = self.world.conn.execute(
-            "select owner, memory_id from memory_sources where about = ? order by owner, hops, memory_id",
+            f"select owner, memory_id from memory_sources where about = ? and owner not in {STAGED} "
+            "order by owner, hops, memory_id",
             (turn_id,)).fetchall()
         if not rows and self.world.logged_turn(turn_id) is None:  # an import holds no turn log
             raise UnknownTurn(turn_id)

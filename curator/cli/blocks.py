@@ -306,12 +306,15 @@ def delete_command(character: str, yes: bool, db: str) -> None:
     """Delete CHARACTER and everything that refers to it (needs --yes).
 
     Gone: its memories, relationships, blocks, passages and model calls, the others'
-    relationships with it and their memories about it, its links to shared blocks. The
-    turn log keeps the turns it took part in.
+    relationships with it and their memories about it, its links to shared blocks. What
+    it told others stays theirs, told by "someone". The turn log keeps the turns it took
+    part in.
     """
     if not yes:
         raise click.UsageError(f"deleting {character!r} cannot be undone; add --yes")
     with _open(db, read=True) as curator:
         removed = curator.delete_character(character)
+    retold = removed.pop("memory_sources.mouths", 0)
     rows = ", ".join(f"{table} {n}" for table, n in removed.items() if table != "characters")
-    click.echo(f"Deleted {normalize_character_id(character)} (rows removed: {rows})")
+    also = f"; {retold} stories it passed on now say someone told them" if retold else ""
+    click.echo(f"Deleted {normalize_character_id(character)} (rows removed: {rows}{also})")

@@ -9,8 +9,9 @@ errors as one line on stderr; how a character is put in words is show.py's.
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import chain
 from pathlib import Path
 
@@ -35,6 +36,8 @@ from curator.export.evolution import evolution_document
 from curator.export.limits import MAX_DOCUMENT_BYTES
 from curator.model.calls import summarize_calls
 from curator.store.clock import latest_turn_time
+
+PROGRESS_BYTES = 10_000_000  # an import file this large shows its progress on a terminal
 
 
 @click.command()
@@ -174,8 +177,23 @@ def import_command(file: Path, replace: bool, clock: str | None, db: str) -> Non
     if not isinstance(document, dict):
         raise MalformedExport(f"{file} is not a curator export (not a JSON object)")
     with open_curator(db) as curator:
-        imported = curator.import_document(document, replace=replace, clock=clock)
+        imported = curator.import_document(document, replace=replace, clock=clock,
+                                           progress=_import_progress(size))
     click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")
+
+
+def _import_progress(size: int) -> Callable[[int, int], None] | None:
+    """A large file's import shows how far it got on a terminal's stderr (quiet when piped)."""
+    err = sys.stderr
+    if size < PROGRESS_BYTES or not err.isatty():
+        return None
+
+    def written_so_far(written: int, total: int) -> None:
+        end = "\n" if written == total else ""
+        err.write(f"\rimporting: {written:,} of {total:,} characters written{end}")
+        err.flush()
+
+    return written_so_far
 
 
 

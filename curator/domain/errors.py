@@ -73,6 +73,17 @@ class WorldLocked(CuratorError):
     exit_code = 3
 
 
+class CharacterImporting(WorldLocked):
+    """A turn or write names a character that an import under way is writing: it is the import's
+    until that import's last transaction makes it part of the world (or it is abandoned and
+    cleaned up). Try again once the import is done."""
+
+
+class ImportCancelled(CuratorError):
+    """An import's record went away while it was writing (a rewind swapped the world in
+    meanwhile, or its leftovers were cleaned up as abandoned): nothing of it is kept."""
+
+
 class WorldFormatError(CuratorError):
     """A world file or an export document is not something curator can read."""
 

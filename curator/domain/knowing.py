@@ -34,6 +34,10 @@ RETELLING = 0.7  # the weight a story keeps at each mouth it passes through
 RUMOUR = 0.3
 SHARED = 0.8
 HEARSAY_FEELING = 0.5  # hearsay moves feelings half as much as seeing it would, times its confidence
+# A teller deleted from the world (`Curator.delete_character`): the chain keeps its length
+# (hops and confidence stay true) and says "someone" where the name was. Not a character id:
+# ids are lower-case letters, digits and underscores.
+FORGOTTEN_TELLER = "?"
 MAX_HOPS = 64  # a chain of mouths longer than this is a game bug (a loop of retellings)
 
 
@@ -72,7 +76,10 @@ class Provenance(BaseModel):
         """How `curator show` and the context say it: '' for what one did or saw,
         'heard from Heron', 'heard from Heron, via Crow', 'a rumour from Heron', 'known to
         the village'. `name` turns an id into a display name (the caller's)."""
-        show: Callable[[str], str] = name or str
+        named: Callable[[str], str] = name or str
+
+        def show(teller: str) -> str:
+            return "someone" if teller == FORGOTTEN_TELLER else named(teller)
         if self.origin == "told" and self.mouths:
             via = [show(m) for m in self.mouths[:-1]]
             return f"heard from {show(self.mouths[-1])}" + (f", via {', '.join(via)}" if via else "")

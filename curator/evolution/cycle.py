@@ -59,10 +59,11 @@ def due_for_cycle(world: World) -> tuple[list[str], int]:
     world: a character with nothing new would only repeat its last snapshot."""
     due = [str(row[0]) for row in world.conn.execute(
         "select c.id from characters c left join evolution_marks m on m.character = c.id "
-        "where m.character is null or coalesce(c.clock, '') >= m.world_time "
-        "or exists (select 1 from goal_history g where g.character = c.id and g.id > m.through_goal) "
+        "where c.import_id is null and (m.character is null or coalesce(c.clock, '') >= m.world_time "
+        "or exists (select 1 from goal_history g where g.character = c.id and g.id > m.through_goal)) "
         "order by c.id")]
-    total = int(world.conn.execute("select count(*) from characters").fetchone()[0])
+    # Not the characters of an import under way (store/visibility.py): not the world's yet.
+    total = int(world.conn.execute("select count(*) from characters where import_id is null").fetchone()[0])
     return due, total - len(due)
 
 

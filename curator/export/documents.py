@@ -183,7 +183,18 @@ def import_document(world: World, document: Mapping[str, Any], *, replace: bool 
                     appraisal: AppraisalConfig | None = None, clock: str | None = None) -> Imported:
     """Write the characters of an export into `world` (inside the caller's transaction: on
     any error nothing of it may be committed). `appraisal` is the importing configuration;
-    `clock` the clock to read the document as of, when not its own (limits.clock_of)."""
+    `clock` the clock to read the document as of, when not its own (limits.clock_of).
+    api/importing.py writes a document in batches with the same steps."""
+    reading = start_reading(world, document, clock)
+    done = Imported([], appraisal or AppraisalConfig())
+    for n, doc in enumerate(reading.docs):
+        import_one(world, reading, n, doc, replace=replace, done=done)
+    finish_reading(world, reading, done)
+    return done
+
+
+def check_header(document: Any) -> str:
+    """The document's kind ("curator.world" or "curator.character"), or `MalformedExport`."""
     kind = document.get("format") if isinstance(document, Mapping) else None
     if kind not in ("curator.world", "curator.character"):
         raise MalformedExport(f"not a curator export (format {kind!r})", field="format")
@@ -191,8 +202,24 @@ def import_document(world: World, document: Mapping[str, Any], *, replace: bool 
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= FORMAT_VERSION:
         raise MalformedExport(f"export format_version {version!r} is not one this curator reads "
                               f"(1..{FORMAT_VERSION})", field="format_version")
-    done = Imported([], appraisal or AppraisalConfig())
-    name: str | None = None
+    return str(kind)
+
+
+@dataclass
+class Reading:
+    """A document as this world reads it: its kind, its character documents, the clocks."""
+
+    document: Mapping[str, Any]
+    kind: str
+    docs: list[Any]
+    world_clock: datetime | None
+    documents_clock: str | None
+    clock: str | None
+
+
+def start_reading(world: World, document: Mapping[str, Any], clock: str | None) -> Reading:
+    """Check the document's header, texts and clock against `world` (writing nothing)."""
+    kind = check_header(document)
     try:
         check_texts(document)
         world_clock = world.clock()
@@ -200,27 +227,51 @@ def import_document(world: World, document: Mapping[str, Any], *, replace: bool 
             stated = _time(document.get("clock"))
         documents_clock = clock_of(stated, document, world_clock, clock, field="clock")
         docs = items(document, "characters") if kind == "curator.world" else [document]
-        for n, doc in enumerate(docs):
-            name = None
-            with at(f"characters.{n}" if kind == "curator.world" else ""):
-                doc = mapping(doc)
-                info = doc.get("character")
-                name = str(info.get("id")) if isinstance(info, Mapping) and info.get("id") else None
-                with at("as_of"):
-                    own = _time(doc.get("as_of"))
-                as_of = (clock_of(own, doc, world_clock, clock, field="as_of")
-                         if own is not None or kind == "curator.character" else documents_clock)
-                owner = _import_character(world, doc, replace=replace, as_of=as_of)
-                done.appraisal = with_lens_weights(done.appraisal, owner, doc)
-            done.characters.append(owner)
-            _advance_clock(world, as_of)
-        name = None
-        if kind == "curator.world":
-            import_reports(world, items(document, "evolution_reports"))
-            import_groups(world, document.get("groups"), done.characters)
+    except FieldError as error:
+        raise MalformedExport(error.message, field=error.path or None) from error
+    return Reading(document, kind, list(docs), world_clock, documents_clock, clock)
+
+
+def character_key(doc: Any) -> str | None:
+    """The id of the character a character document writes, if it names a sound one."""
+    info = doc.get("character") if isinstance(doc, Mapping) else None
+    if not isinstance(info, Mapping) or not info.get("id"):
+        return None
+    try:
+        return normalize_character_id(str(info["id"]))
+    except ValueError:
+        return None
+
+
+def import_one(world: World, reading: Reading, n: int, doc: Any, *, replace: bool, done: Imported) -> None:
+    """Write the `n`th character document of `reading` (inside the caller's transaction)."""
+    name: str | None = None
+    try:
+        with at(f"characters.{n}" if reading.kind == "curator.world" else ""):
+            doc = mapping(doc)
+            info = doc.get("character")
+            name = str(info.get("id")) if isinstance(info, Mapping) and info.get("id") else None
+            with at("as_of"):
+                own = _time(doc.get("as_of"))
+            as_of = (clock_of(own, doc, reading.world_clock, reading.clock, field="as_of")
+                     if own is not None or reading.kind == "curator.character" else reading.documents_clock)
+            owner = _import_character(world, doc, replace=replace, as_of=as_of)
+            done.appraisal = with_lens_weights(done.appraisal, owner, doc)
+        done.characters.append(owner)
+        _advance_clock(world, as_of)
     except FieldError as error:
         raise MalformedExport(error.message, field=error.path or None, character=name) from error
-    return done
+
+
+def finish_reading(world: World, reading: Reading, done: Imported) -> None:
+    """The world's parts of a world document (reports, groups), once its characters are in."""
+    if reading.kind != "curator.world":
+        return
+    try:
+        import_reports(world, items(reading.document, "evolution_reports"))
+        import_groups(world, reading.document.get("groups"), done.characters)
+    except FieldError as error:
+        raise MalformedExport(error.message, field=error.path or None) from error
 
 
 def _time(value: Any) -> str | None:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from curator.domain.errors import BlockExists, BlockNotShared, BlockTooLarge, InvalidInput, UnknownBlock
 from curator.domain.models import iso, normalize_label
+from curator.store.visibility import STAGED
 from curator.store.world import World
 
 STANDARD_LABELS = ("personality", "relationships", "current_state")
@@ -132,7 +133,8 @@ class Blocks:
                     continue
                 clash = world.conn.execute(
                     "select b.owner from blocks b join block_links l on l.block_id = b.id "
-                    "where l.character = ? and b.label = ?", (who, block.label)).fetchone()
+                    f"where l.character = ? and b.label = ? and b.owner not in {STAGED}",
+                    (who, block.label)).fetchone()
                 if clash is not None:
                     raise InvalidInput(f"{who} already has the shared block {clash[0]}/{block.label} "
                                        "attached; detach it first", field="character")
@@ -194,7 +196,8 @@ class Blocks:
         own = self.world.conn.execute(f"select {_COLUMNS} from blocks where owner = ?", (who,)).fetchall()
         attached = self.world.conn.execute(
             f"select {', '.join('b.' + c for c in _COLUMNS.split(', '))} from blocks b "
-            "join block_links l on l.block_id = b.id where l.character = ? order by b.owner",
+            f"join block_links l on l.block_id = b.id where l.character = ? and b.owner not in {STAGED} "
+            "order by b.owner",
             (who,)).fetchall()
         seen: dict[str, tuple[Any, ...]] = {}
         for row in own + attached:
@@ -240,7 +243,7 @@ def blocks_document(world: World, owner: str) -> dict[str, Any]:
         f"select {_COLUMNS} from blocks where owner = ? order by label", (owner,)).fetchall())
     attached = world.conn.execute(
         "select b.owner, b.label from blocks b join block_links l on l.block_id = b.id "
-        "where l.character = ? order by b.owner, b.label", (owner,)).fetchall()
+        f"where l.character = ? and b.owner not in {STAGED} order by b.owner, b.label", (owner,)).fetchall()
     return {"own": [{"label": b.label, "content": b.content, "char_limit": b.char_limit,
                      "description": b.description, "shared": b.shared, "consumers": b.consumers,
                      "created_at": iso(b.created_at), "updated_at": iso(b.updated_at)} for b in own],

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from curator.domain.config import RecallConfig
 from curator.domain.errors import InvalidInput
+from curator.domain.knowing import FORGOTTEN_TELLER
 from curator.domain.models import Memory, Tier, display_name
 from curator.evolution.cycle import latest_snapshot
 from curator.evolution.goals import Goals
@@ -106,7 +107,8 @@ def known_how(world: World, memories: list[Memory]) -> dict[str, str]:
     for memory_id, source in knowing.sources(world, by_id).items():
         phrase = source.phrase(display_name)
         teller = source.told_by
-        if phrase and teller is not None and display_name(teller) in by_id[memory_id].content:
+        if (phrase and teller is not None and teller != FORGOTTEN_TELLER
+                and display_name(teller) in by_id[memory_id].content):
             earlier = source.mouths[:-1]
             phrase = f"via {', '.join(display_name(m) for m in earlier)}" if earlier else ""
         if phrase:

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from curator.domain.errors import InvalidInput
 from curator.domain.models import iso
+from curator.store.visibility import STAGED
 from curator.store.world import World
 
 
@@ -38,8 +39,9 @@ def set_clock(world: World, when: datetime) -> datetime | None:
                            "can go back only as far as that", field="clock")
     old = world.clock()
     # Compared as times, not text: "08:00:00.5Z" sorts before "08:00:00Z" as text.
-    rows = world.conn.execute("select id, strength_at from memories where strength_at >= ?",
-                              (iso(when)[:19],)).fetchall()
+    # Not the memories of an import under way (visibility.py): it sets the clock when it is done.
+    rows = world.conn.execute("select id, strength_at from memories where strength_at >= ? "
+                              f"and owner not in {STAGED}", (iso(when)[:19],)).fetchall()
     later = [(iso(when), memory_id) for memory_id, at in rows if datetime.fromisoformat(at) > when]
     world.conn.executemany("update memories set strength_at = ? where id = ?", later)
     ahead = [(iso(when), character) for character, clock in world.conn.execute(

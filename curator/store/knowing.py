@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from curator.domain.knowing import Provenance
+from curator.domain.knowing import FORGOTTEN_TELLER, Provenance
 from curator.domain.models import Memory, iso
+from curator.store.visibility import STAGED
 from curator.store.world import World
 
 _SOURCE = "select memory_id, origin, confidence, hops, mouths, about, told_in, held_by from memory_sources"
@@ -107,7 +108,8 @@ def leave_group(world: World, group: str, characters: list[str]) -> int:
 
 def members(world: World, group: str) -> list[str]:
     return [r[0] for r in world.conn.execute(
-        "select character from group_members where grp = ? order by character", (group,))]
+        f"select character from group_members where grp = ? and character not in {STAGED} "
+        "order by character", (group,))]
 
 
 def groups_of(world: World, character: str) -> list[str]:
@@ -117,7 +119,8 @@ def groups_of(world: World, character: str) -> list[str]:
 
 def group_names(world: World) -> list[str]:
     return [r[0] for r in world.conn.execute(
-        "select grp from group_members union select grp from group_knowledge order by 1")]
+        f"select grp from group_members where character not in {STAGED} "
+        "union select grp from group_knowledge order by 1")]
 
 
 def add_knowledge(world: World, group: str, content: str, *, subject: str | None, kind: str,
@@ -142,3 +145,20 @@ def holders(world: World, group: str, knowledge_id: int) -> list[str]:
     return [r[0] for r in world.conn.execute(
         "select owner from memory_sources where held_by = ? and told_in = ? order by owner",
         (group, f"group:{group}:{knowledge_id}"))]
+
+
+def forget_teller(world: World, character: str) -> int:
+    """A character is deleted: the others' hearsay keeps the chain of who told it (its length
+    is the hops, and the confidence), with the character's place in it said as "someone"
+    (`FORGOTTEN_TELLER`). Returns the sources rewritten; call inside the deletion's transaction."""
+    rows = world.conn.execute("select rowid, mouths from memory_sources where mouths like ?",
+                              (f'%"{character}"%',)).fetchall()
+    changed = 0
+    for rowid, mouths in rows:
+        chain = json.loads(mouths)
+        if character in chain:
+            chain = [FORGOTTEN_TELLER if m == character else m for m in chain]
+            world.conn.execute("update memory_sources set mouths = ? where rowid = ?",
+                               (json.dumps(chain), rowid))
+            changed += 1
+    return changed

@@ -16,6 +16,7 @@ from curator.store.m004_recall import M004_SCRIPT
 from curator.store.m012_knowing import M012_SCRIPT
 from curator.store.m013_budgets import create_budgets
 from curator.store.m014_vectors import M014_SCRIPT
+from curator.store.m015_staging import M015_SCRIPT
 from curator.store.saves_schema import SAVES_SCHEMA
 
 migrations = Migrations("curator")
@@ -315,6 +316,25 @@ def m013_model_budgets(db: Database) -> None:
 def m014_vectors(db: Database) -> None:
     """Embedding vectors by memory seq and by passage (m014_vectors.py)."""
     _run_script(db.conn, M014_SCRIPT)
+
+
+@migrations()
+def m015_staged_imports(db: Database) -> None:
+    """Imports written in short batches, hidden until their last transaction (m015_staging.py)."""
+    _run_script(db.conn, M015_SCRIPT)
+
+
+@migrations()
+def m016_no_summary_index(db: Database) -> None:
+    """Drop the full-text index over relationship summaries (m004): nothing ever searched it,
+    and keeping it was about a fifth of a turn's statements on a world of 10,000 characters
+    (every new relationship indexed an empty summary; issue #17)."""
+    _run_script(db.conn, """
+    drop trigger if exists summary_fts_insert;
+    drop trigger if exists summary_fts_update;
+    drop trigger if exists summary_fts_delete;
+    drop table if exists summary_fts;
+    """)
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:

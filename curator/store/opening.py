@@ -17,12 +17,12 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from curator.domain.errors import ForeignDatabase, WorldLocked, WorldNotFound, WorldTooNew
+from curator.domain.errors import ForeignDatabase, WorldNotFound, WorldTooNew
 from curator.store.checkpoint import WRITER_AUTOCHECKPOINT, Checkpointer
 from curator.store.failures import translate
 from curator.store.migrations import known_names, migrations
 from curator.store.world import World
-from curator.store.writelock import LockTimeout, WriteLock
+from curator.store.writelock import WriteLock
 
 DEFAULT_BUSY_TIMEOUT_MS = 30_000
 _SQLITE_OWN = ("sqlite_", "_sqlite_migrations")  # tables any SQLite file may hold
@@ -97,14 +97,7 @@ def _pending(world: World, force: bool) -> list[str]:
 def _prepare(world: World, memory: bool, force: bool) -> None:
     """Switch to WAL and migrate, in the writers' queue: the state is read again once it is
     this opener's turn, since another may have done the work meanwhile."""
-    lock = world.writelock
-    if lock is not None:
-        try:
-            lock.acquire(world.busy_timeout)
-        except LockTimeout as error:
-            raise WorldLocked(f"world {world.path} stayed locked while being created or "
-                              "migrated by another process") from error
-    try:
+    with world.writers_turn("while being created or migrated by another process"):
         if not memory:
             world.conn.execute("pragma journal_mode = wal")
         pending = _pending(world, force)
@@ -120,9 +113,6 @@ def _prepare(world: World, memory: bool, force: bool) -> None:
             if world.conn.in_transaction:
                 world.conn.execute("rollback")
             raise
-    finally:
-        if lock is not None:
-            lock.release()
 
 
 def _backup(conn: sqlite3.Connection, path: Path, first_pending: str) -> Path:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from curator.domain.models import iso
+from curator.store import staging
 from curator.store.world import World
 
 UNLOGGED = "unlogged"
@@ -66,7 +67,9 @@ def history(world: World) -> list[Event]:
     events = [Event("turn", (int(seq), 0, 0), turn_id, payload, received_at, result)
               for turn_id, seq, payload, received_at, result in world.conn.execute(
                   "select id, seq, payload, received_at, result from turns order by seq")]
-    events += [Event("operation", (int(after), 1, int(seq)), kind, args, at)
+    # A large import's document is kept in parts (staging.py), put back here.
+    events += [Event("operation", (int(after), 1, int(seq)), kind,
+                     staging.with_document(world, args) if kind == "import" else args, at)
                for seq, after, kind, args, at in world.conn.execute(
                    "select seq, after_turn, kind, args, at from operations order by seq")]
     return sorted(events, key=lambda e: e.order)

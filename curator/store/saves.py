@@ -20,7 +20,6 @@ from curator.domain.errors import RewindRefused, WorldLocked
 from curator.domain.models import iso
 from curator.store.oplog import Event, watermark
 from curator.store.world import World
-from curator.store.writelock import LockTimeout
 
 
 class SetAside(BaseModel):
@@ -106,14 +105,7 @@ def restore_receipts(world: World, turns: list[Event]) -> None:
 def swap_in(world: World, rebuilt: sqlite3.Connection, expected: tuple[int, int, int]) -> None:
     """Replace the live world's whole content with the rebuilt one's, in one write transaction
     under the world's write lock; refused if the live world moved past `expected`."""
-    lock = world.writelock
-    if lock is not None:
-        try:
-            lock.acquire(world.busy_timeout)
-        except LockTimeout as error:
-            raise WorldLocked(f"world {world.path} stayed locked by other writers for "
-                              f"{world.busy_timeout:g} s") from error
-    try:
+    with world.writers_turn():
         if watermark(world) != expected:
             raise RewindRefused("the world changed while the rewind was rebuilt (a turn or an "
                                 "edit came in); nothing was changed, try again")
@@ -127,9 +119,6 @@ def swap_in(world: World, rebuilt: sqlite3.Connection, expected: tuple[int, int,
                                   f"{world.busy_timeout:g} s")
 
         rebuilt.backup(world.conn, progress=waited, sleep=0.05)
-    finally:
-        if lock is not None:
-            lock.release()
 
 
 def now_text() -> str:

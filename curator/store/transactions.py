@@ -133,19 +133,35 @@ class Transactions:
         if self.checkpointer is not None:
             self.checkpointer.committed()
 
+    def _queue(self, locked: str) -> None:
+        """Wait for this connection's turn in the writers' queue (when the world has one);
+        `WorldLocked` saying the world `locked` (how long, or while what) past the wait."""
+        if self.writelock is None:
+            return
+        try:
+            self.writelock.acquire(self.busy_timeout)
+        except LockTimeout as error:
+            raise WorldLocked(f"world {self.path} stayed locked {locked}") from error
+        except OSError as error:  # the lock file went away or its folder turned read-only
+            raise translate(error, self.path) from error
+
+    @contextmanager
+    def writers_turn(self, locked: str | None = None) -> Iterator[None]:
+        """Hold this world's place in the writers' queue for work that is more than one
+        transaction of this connection (migrating, swapping a rewound world in)."""
+        self._queue(locked or f"by other writers for {self.busy_timeout:g} s")
+        try:
+            yield
+        finally:
+            if self.writelock is not None:
+                self.writelock.release()
+
     def _begin(self) -> None:
         """BEGIN IMMEDIATE once this connection's turn in the writers' queue has come. SQLite's
         busy handler covers writers that do not queue (another program); a busy answer it
         gives back early (a log being recovered) is tried again with a growing pause."""
         deadline = time.monotonic() + self.busy_timeout
-        if self.writelock is not None:
-            try:
-                self.writelock.acquire(self.busy_timeout)
-            except LockTimeout as error:
-                raise WorldLocked(f"world {self.path} stayed locked by other writers for "
-                                  f"{self.busy_timeout:g} s") from error
-            except OSError as error:  # the lock file went away or its folder turned read-only
-                raise translate(error, self.path) from error
+        self._queue(f"by other writers for {self.busy_timeout:g} s")
         pause = 0.002
         while True:
             try:

@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from curator.store.visibility import STAGED
 from curator.store.world import World
 
 EMBEDDER_KEY = "embedder"  # meta: the world's embedder spec (model/embedders.py), absent: off
@@ -44,7 +45,8 @@ _MISSING = ("not exists (select 1 from memory_vectors v where v.seq = {alias}.se
 def pending_memories(world: World, model: str, owner: str | None, limit: int) -> list[Pending]:
     """Up to `limit` memories (live or archived; of `owner`, or anyone's) lacking a vector of
     `model`, oldest first."""
-    where = "" if owner is None else " and owner = :owner"
+    # Not the memories of an import under way (visibility.py): they are not the world's yet.
+    where = f" and owner not in {STAGED}" if owner is None else " and owner = :owner"
     found: list[Pending] = []
     for table, alias in (("memories", "memories"), ("memory_archive", "memory_archive")):
         rows = world.conn.execute(
@@ -57,7 +59,7 @@ def pending_memories(world: World, model: str, owner: str | None, limit: int) ->
 
 def pending_passages(world: World, model: str, owner: str | None, limit: int) -> list[Pending]:
     """Up to `limit` passages lacking a vector of `model`, oldest first."""
-    where = "" if owner is None else " and p.owner = :owner"
+    where = f" and p.owner not in {STAGED}" if owner is None else " and p.owner = :owner"
     rows = world.conn.execute(
         "select p.id, p.owner, p.content from passages p where not exists (select 1 from passage_vectors v "
         f"where v.passage_id = p.id and v.model = :model){where} order by p.id limit :limit",
@@ -105,9 +107,9 @@ def prune(world: World) -> int:
 def vector_counts(world: World, model: str | None) -> dict[str, int]:
     """How many memories and passages there are, and how many have a vector of `model`."""
     one = world.conn.execute
-    memories = int(one("select (select count(*) from memories) + (select count(*) from memory_archive)")
-                   .fetchone()[0])
-    passages = int(one("select count(*) from passages").fetchone()[0])
+    memories = int(one(f"select (select count(*) from memories where owner not in {STAGED}) + "
+                       f"(select count(*) from memory_archive where owner not in {STAGED})").fetchone()[0])
+    passages = int(one(f"select count(*) from passages where owner not in {STAGED}").fetchone()[0])
     embedded = stored = 0
     if model is not None:
         embedded = int(one("select count(*) from memory_vectors where model = ?", (model,)).fetchone()[0])

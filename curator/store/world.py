@@ -25,6 +25,7 @@ from curator.domain.models import (
 )
 from curator.store.rows import MEMORY_FIELDS, SELECT_MEMORY, archived_from_row, memory_from_row, memory_row
 from curator.store.transactions import Transactions
+from curator.store.visibility import SEEN, STAGED, Visibility
 
 # The live row as it is, but for its strength and tier as the caller has them now (faded).
 _ARCHIVE = (f"insert into memory_archive ({', '.join(MEMORY_FIELDS)}, archived_at, archived_reason) select "
@@ -36,17 +37,21 @@ _dt = datetime.fromisoformat
 _CURATED = "pinned = 0 and written_by is null"  # what curation may fade, push out or consolidate
 
 
-class World(Transactions):
+class World(Visibility, Transactions):
     """A world database, spoken to in the domain's words. Every multi-row write happens
     inside `transaction()` (transactions.py)."""
 
     # -- the clock and the turn log ----------------------------------------------------
 
     def meta(self, key: str) -> str | None:
+        if key == "clock" and (kept := self.staged_clock()) is not None:
+            return kept  # an import's clock, until its last transaction (visibility.py)
         row = self.conn.execute("select value from meta where key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
+        if key == "clock" and self.keep_clock(value):
+            return
         self.conn.execute("insert into meta (key, value) values (?, ?) on conflict(key) do update "
                           "set value = excluded.value", (key, value))
 
@@ -112,18 +117,20 @@ class World(Transactions):
         ids = list(dict.fromkeys(ids))
         known = self.characters_among(ids)
         new = [c for c in ids if c not in known]
+        if new:
+            self._refuse_staged(new)
         stamp = iso(seen_at)
         if known:
             marks = ", ".join("?" * len(known))
             self.conn.execute(f"update characters set last_seen = ? where id in ({marks})", (stamp, *known))
         self.conn.executemany(
-            "insert into characters (id, name, persona, immediate_context, created_at, last_seen) "
-            "values (?, ?, '', '', ?, ?)", [(c, display_name(c), stamp, stamp) for c in new])
+            "insert into characters (id, name, persona, immediate_context, created_at, last_seen, import_id) "
+            "values (?, ?, '', '', ?, ?, ?)", [(c, display_name(c), stamp, stamp, self.staging) for c in new])
         return new
 
     def character_row(self, character_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute("select id, name, persona, immediate_context, created_at from "
-                                "characters where id = ?", (character_id,)).fetchone()
+        row = self.conn.execute("select id, name, persona, immediate_context, created_at from characters "
+                                f"where id = ? and {SEEN}", (character_id, self._seen())).fetchone()
         if row is None:
             return None
         return dict(zip(("id", "name", "persona", "immediate_context", "created_at"), row, strict=True))
@@ -140,11 +147,13 @@ class World(Transactions):
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             found.update(r[0] for r in self.conn.execute(
-                f"select id from characters where id in ({', '.join('?' * len(chunk))})", chunk))
+                f"select id from characters where id in ({', '.join('?' * len(chunk))}) and {SEEN}",
+                (*chunk, self._seen())))
         return found
 
     def character_ids(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("select id from characters order by id")]
+        return [r[0] for r in self.conn.execute(f"select id from characters where {SEEN} order by id",
+                                                (self._seen(),))]
 
     def set_character(self, character_id: str, **fields: str) -> None:
         for name, value in fields.items():
@@ -309,7 +318,7 @@ class World(Transactions):
         memory the batches before had faded (a batch took up to 440 ms at 200,000 memories)."""
         rows = self.conn.execute(
             f"{SELECT_MEMORY} from memories where seq > ? and tier = 'recent' and strength_at < ? "
-            f"and {_CURATED} order by seq limit ?",
+            f"and {_CURATED} and owner not in {STAGED} order by seq limit ?",
             (after, iso(until), -1 if limit is None else limit)).fetchall()
         return ((row[1], memory_from_row(row)) for row in rows)
 

@@ -1,0 +1,192 @@
+"""Importing an export in short transactions: the game's turns go in between, and the import
+is all or nothing (issue #17).
+
+A world of 10,000 characters is an export of hundreds of MB; written in one transaction it held
+the write lock for its whole length, and every turn meanwhile got `WorldLocked`. Here:
+
+1. the document is checked (its header, texts and clock) before anything is written, and a
+   character that exists and holds memories is refused unless `replace` (nothing written);
+2. one short transaction records the import and reserves the characters it will create
+   (store/staging.py): each is marked with the import's id, unseen by every other reader, and a
+   turn that would create one meanwhile is refused (`CharacterImporting`) rather than share it;
+3. the new characters are written in batches, each a transaction of at most about
+   `IMPORT_BUDGET` seconds (a batch ends after the character that crosses it), under the mark;
+   a large document kept for the operations log is written a part a batch;
+4. one last transaction writes the characters the world already had (stubs known only by
+   name, or those `replace` overwrites: old and new memories may share ids, so these cannot
+   be staged beside the old), the world's parts (reports, groups), the clock and the
+   operations log entry, and clears the marks: the import becomes visible at once.
+
+Any error (a malformed character document, a conflict at the end) or an interruption deletes
+what the batches wrote (`staging.clean_up`, in short transactions too) and raises; a process
+killed midway leaves marked rows that nobody sees, and the next import or the next opening of
+the world deletes them. The last transaction's length grows with the characters it writes
+(step 4) and the import's character count, not with the staged characters' memories.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from curator.domain.config import CuratorConfig
+from curator.domain.errors import CuratorError, WorldFormatError
+from curator.export.documents import (
+    Imported,
+    Reading,
+    character_key,
+    check_header,
+    finish_reading,
+    import_one,
+    start_reading,
+)
+from curator.store import staging
+from curator.store.oplog import log_operation
+from curator.store.world import World
+
+IMPORT_BUDGET = 0.1  # a batch stops after the character that takes it past this (seconds)
+RESERVE = 2_000  # characters reserved per transaction
+IMPORT_SETTLE = 0.25  # at most this long waiting between batches for a checkpoint under way (seconds)
+
+
+class Importing:
+    """`Curator.import_document`, in batches."""
+
+    config: CuratorConfig
+
+    @property
+    def world(self) -> World:
+        raise NotImplementedError  # Curator's: this thread's connection
+
+    def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
+                        clock: str | None = None,
+                        progress: Callable[[int, int], None] | None = None) -> list[str]:
+        """Load characters from an export (one character or a whole world); returns their ids.
+        A malformed document raises `MalformedExport` naming the field, and nothing is written.
+        The document's lens weights are laid over this Curator's config.
+
+        The world's clock moves to the document's. A document clock more than a year past the
+        latest time it holds is refused (it would refuse every turn until then) unless `clock`
+        says what to read it as of: "latest" (the latest time it holds) or an ISO time.
+
+        It is written in short transactions, so the game's turns go in between, and becomes
+        visible in one last short one, all of it at once (api/importing.py says how).
+        `progress(written, total)` is called after each of them with the characters written
+        so far; whatever it raises stops the import, and nothing of it stays."""
+        check_header(document)
+        self.clean_up_imports()
+        reading = start_reading(self.world, document, clock)
+        keys = [character_key(doc) for doc in reading.docs]
+        existing = self._existing(keys, replace)
+        # Outside any transaction: the operations log's copy of a large document is written
+        # a part a batch.
+        logged = json.dumps({"document": document, "replace": replace, "clock": clock},
+                            ensure_ascii=False, default=str)
+        with self.world.transaction() as world:
+            import_id = staging.begin_import(world)
+        try:
+            done = self._write(import_id, reading, keys, existing, replace, logged, progress)
+        except BaseException:
+            # If it cannot, the next import or opening of the world does (staging.abandoned).
+            with suppress(CuratorError):
+                staging.clean_up(lambda: self.world, import_id)
+            raise
+        finally:
+            staging.ended(import_id)
+        self.config.appraisal = done.appraisal  # only once the import has committed
+        return done.characters
+
+    def clean_up_imports(self) -> int:
+        """Delete what imports that died midway left (in short transactions); the characters
+        deleted. The next import and the opening of a world do this."""
+        return sum(staging.clean_up(lambda: self.world, import_id)
+                   for import_id in staging.abandoned(self.world))
+
+    def _existing(self, keys: list[str | None], replace: bool) -> set[str]:
+        """The characters of the document the world has already; without `replace`, one that
+        holds memories is refused here, before anything is written."""
+        world = self.world
+        present = world.characters_among([k for k in dict.fromkeys(keys) if k is not None])
+        if not replace:
+            for key in keys:
+                if key in present and (any(world.count_memories(key).values())
+                                       or world.relationship_others(key)):
+                    raise WorldFormatError(f"character {key!r} already exists (use replace to overwrite)")
+        return present
+
+    def _write(self, import_id: str, reading: Reading, keys: list[str | None], existing: set[str],
+               replace: bool, logged: str, progress: Callable[[int, int], None] | None) -> Imported:
+        done = Imported([], self.config.appraisal)
+        owners: dict[int, str] = {}
+        state = _State()
+        staged = [n for n, key in enumerate(keys) if key not in existing]
+        # A small document is logged as it is; a large one in parts, a part a batch.
+        parts = -(-len(logged) // staging.PART) if len(logged) > staging.PART else 0
+
+        def one(world: World, n: int) -> None:
+            import_one(world, reading, n, reading.docs[n], replace=replace, done=done)
+            owners[n] = done.characters[-1]
+
+        new = list(dict.fromkeys(k for k in keys if k is not None and k not in existing))
+        for start in range(0, len(new), RESERVE):  # reserved: a turn may not create them now
+            with self._staging(import_id, state) as world:
+                world.ensure_characters(new[start:start + RESERVE], world.now())
+        kept = 0
+        while staged or kept < parts:
+            with self._staging(import_id, state) as world:
+                staging.heartbeat(world, import_id)
+                deadline = time.perf_counter() + IMPORT_BUDGET
+                if kept < parts:
+                    staging.store_parts(world, import_id, kept,
+                                        logged[kept * staging.PART:(kept + 1) * staging.PART])
+                    kept += 1
+                while staged:  # at least one a batch: one that crosses the budget ends it
+                    one(world, staged.pop(0))
+                    if time.perf_counter() >= deadline:
+                        break
+            checkpointer = self.world.checkpointer
+            if checkpointer is not None:
+                # The log copied before the next batch, as fading does (api/cycles.py).
+                checkpointer.settle(IMPORT_SETTLE)
+            if progress is not None:
+                progress(len(owners), len(keys))
+        with self._staging(import_id, state) as world:  # the last transaction: all becomes visible
+            for n, key in enumerate(keys):
+                if key in existing:
+                    one(world, n)
+            finish_reading(world, reading, done)
+            clock = world.staged_clock()
+            world.staging = None
+            staging.finish(world, import_id)
+            now = world.clock()
+            if clock is not None and (now is None or datetime.fromisoformat(clock) > now):
+                world.set_meta("clock", clock)
+            args = (staging.parts_reference(import_id) if parts
+                    else {"document": reading.document, "replace": replace, "clock": reading.clock})
+            log_operation(world, "import", args)
+        done.characters = [owners[n] for n in sorted(owners)]
+        return done
+
+    @contextmanager
+    def _staging(self, import_id: str, state: _State) -> Iterator[World]:
+        """A transaction writing the import: its characters seen, the clock it has moved kept."""
+        with self.world.transaction() as world:
+            world.staging = import_id
+            try:
+                if state.clock is not None:
+                    world.keep_clock(state.clock)
+                yield world
+                if world.staging is not None:
+                    state.clock = world.staged_clock()
+            finally:
+                world.staging = None
+
+
+@dataclass
+class _State:
+    clock: str | None = None  # the world clock as the import has moved it (iso)

@@ -1,0 +1,166 @@
+"""Imports under way (m015): their record, their last transaction, and what is left of one that died.
+
+An import writes its characters in short transactions (api/importing.py), each row under a
+character marked with the import's id (`characters.import_id`; visibility.py keeps them
+out of every other reader's sight), and makes them part of the world in one last short
+transaction (`finish`: the marks cleared, whatever the number of rows). An import whose
+process died, or that failed and could not clean up after itself, leaves marked rows
+behind: `abandoned` finds them (its process is gone, or it is this process's and no longer
+running) and `clean_up` deletes them, a few characters a transaction, each transaction held
+at most about `budget` seconds. The next import and the next opening of the world do so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from curator.domain.errors import ImportCancelled
+from curator.domain.models import iso
+from curator.store.world import World
+
+PART = 4_000_000  # characters of a document's JSON kept per row of import_parts
+STALE = timedelta(minutes=10)  # an import of another host silent this long is dead
+_running: set[str] = set()  # the imports this process is running
+
+
+def begin_import(world: World) -> str:
+    """Record a new import (inside the caller's transaction); its id."""
+    import_id = uuid.uuid4().hex[:16]
+    now = iso(datetime.now(UTC))
+    world.conn.execute("insert into imports (id, pid, host, started_at, heartbeat) values (?, ?, ?, ?, ?)",
+                       (import_id, os.getpid(), socket.gethostname(), now, now))
+    _running.add(import_id)
+    return import_id
+
+
+def heartbeat(world: World, import_id: str) -> None:
+    """The import is alive: called in each of its batches. `ImportCancelled` if its record is
+    gone (a rewind swapped the world in, or it was taken for dead and cleaned up)."""
+    if not world.conn.execute("update imports set heartbeat = ? where id = ?",
+                              (iso(datetime.now(UTC)), import_id)).rowcount:
+        raise ImportCancelled(f"import {import_id} was cancelled while it ran (a rewind, or a "
+                              "clean-up that took it for dead); nothing of it was kept")
+
+
+def ended(import_id: str) -> None:
+    """This process runs the import no more (done, or failed and cleaned up, or not)."""
+    _running.discard(import_id)
+
+
+def finish(world: World, import_id: str) -> list[str]:
+    """Make the import's characters part of the world (inside its last transaction): one
+    statement over the characters it wrote, none over their rows. Returns their ids."""
+    heartbeat(world, import_id)
+    ids = [r[0] for r in world.conn.execute("select id from characters where import_id = ?", (import_id,))]
+    world.conn.execute("update characters set import_id = null where import_id = ?", (import_id,))
+    world.conn.execute("delete from imports where id = ?", (import_id,))
+    return ids
+
+
+def store_parts(world: World, import_id: str, part: int, text: str) -> None:
+    world.conn.execute("insert into import_parts (import_id, part, text) values (?, ?, ?)",
+                       (import_id, part, text))
+
+
+def joined_document(world: World, import_id: str) -> str:
+    """A document kept in parts, whole again (its JSON text)."""
+    return "".join(r[0] for r in world.conn.execute(
+        "select text from import_parts where import_id = ? order by part", (import_id,)))
+
+
+def parts_reference(import_id: str) -> dict[str, object]:
+    """The operations log's arguments of an import whose arguments are kept in parts (oplog.py
+    reads them whole)."""
+    return {"document_parts": import_id}
+
+
+def with_document(world: World, args: str) -> str:
+    """An import's logged arguments, whole again if they were kept in parts (the parts hold
+    the JSON text of all of them, the document with its `replace` and `clock`)."""
+    if '"document_parts"' not in args[:200]:
+        return args
+    parsed = json.loads(args)
+    return joined_document(world, parsed["document_parts"]) if "document_parts" in parsed else args
+
+
+def abandoned(world: World) -> list[str]:
+    """The imports under way whose process is gone (or is this one, no longer running them)."""
+    host, now = socket.gethostname(), datetime.now(UTC)
+    dead = []
+    for import_id, pid, where, beat in world.conn.execute("select id, pid, host, heartbeat from imports"):
+        if where == host:
+            gone = (import_id not in _running) if pid == os.getpid() else not _alive(pid)
+        else:
+            gone = now - datetime.fromisoformat(beat) > STALE
+        if gone:
+            dead.append(str(import_id))
+    # Marked characters whose import has no record (it was removed under it): nobody finishes them.
+    dead += [str(r[0]) for r in world.conn.execute(
+        "select distinct import_id from characters where import_id is not null "
+        "and import_id not in (select id from imports)")]
+    return dead
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+# Every row an import writes belongs to one of its characters; ?1 is the character.
+_LEFTOVERS = (
+    "delete from appraisals where memory_id in (select id from memories where owner = ?1 "
+    "union all select id from memory_archive where owner = ?1)",
+    "delete from memory_links where owner = ?1",
+    "delete from memory_sources where owner = ?1",
+    "delete from memory_edits where owner = ?1",
+    "delete from memories where owner = ?1",
+    "delete from memory_archive where owner = ?1",
+    "delete from relationships where owner = ?1 or other = ?1",  # other: a stub the import made
+    "delete from attribute_changes where character = ?1",
+    "delete from attributes where character = ?1",
+    "delete from personality_snapshots where character = ?1",
+    "delete from evolution_marks where character = ?1",
+    "delete from goal_history where character = ?1",
+    "delete from goals where character = ?1",
+    "delete from practice where character = ?1",
+    "delete from group_members where character = ?1",
+    "delete from block_links where character = ?1 or block_id in (select id from blocks where owner = ?1)",
+    "delete from blocks where owner = ?1",
+    "delete from passages where owner = ?1",
+    "delete from characters where id = ?1",
+)
+
+
+def clean_up(world: Callable[[], World], import_id: str, *, budget: float = 0.1) -> int:
+    """Delete what the import wrote, its characters a few at a time, each transaction stopping
+    once it has held the write lock `budget` seconds; then its record. Nothing of it was
+    visible, so each transaction may stop anywhere. Returns the characters deleted."""
+    deleted = 0
+    while True:
+        with world().transaction() as store:
+            deadline = time.perf_counter() + budget
+            ids = [r[0] for r in store.conn.execute(
+                "select id from characters where import_id = ? limit 100", (import_id,))]
+            for character in ids:
+                for statement in _LEFTOVERS:
+                    store.conn.execute(statement, (character,))
+                deleted += 1
+                if time.perf_counter() > deadline:
+                    break
+            else:
+                if not ids:
+                    store.conn.execute("delete from import_parts where import_id = ?", (import_id,))
+                    store.conn.execute("delete from imports where id = ?", (import_id,))
+                    ended(import_id)
+                    return deleted

@@ -195,6 +195,19 @@ def test_an_earlier_memory_copied_before_this_turns_sentence_is_left_out() -> No
             answer(memory="I caught a small trout and ate it on the bank.")
 
 
+def test_a_sentence_naming_someone_in_the_turn_is_kept() -> None:
+    # "I meet Bear for the first time" shares one word with the turn, but names who is in it:
+    # not a copied memory. At least one sentence must still share the turn's words.
+    told = "Fish in the river. Bear watches from the treeline and keeps well away from your line."
+    with validation_scope({"told": told, "allowed_subjects": ["bear"]}):
+        memory = "I meet Bear for the first time. Bear watches from the treeline and keeps away."
+        assert answer(memory=memory).memory == memory
+        with pytest.raises(ValidationError, match="memory must tell what happened in this turn"):
+            answer(memory="I meet Bear for the first time.")
+        assert answer(memory="Tobin pulled me out. Bear watches from the treeline.").memory == (
+            "Bear watches from the treeline.")
+
+
 def test_a_clash_the_actor_lived_is_at_least_notable() -> None:
     # Wolf drives Bear off its spot (the rules read a hindrance): a "minor" answer would form
     # no memory of Wolf at all, so it is read as notable, as the bands' own words say.

@@ -121,17 +121,19 @@ class JudgementAnswer(DecisionModel):
         told = decision_context(info).get("told")
         if told is None:
             return value
-        # A small model often hands back an earlier memory from its prompt ("Lately: …") or
-        # an example's, alone or before the sentence of this turn: a sentence of this turn
-        # shares words with what happened in it, and only those are kept. Checked on the
-        # sentences kept, so that validating the kept answer again gives the same verdict.
+        # A small model often hands back an example's memory, or one it was shown before, alone
+        # or beside the sentence of this turn: a sentence of this turn shares words with what
+        # happened in it, or names someone in it ("I meet Bear for the first time"), and only
+        # those are kept; at least one must share the words. Checked on the sentences kept, so
+        # that validating the kept answer again gives the same verdict.
         grounded = stems(told)
-        kept = [part for part in _SENTENCE_END.split(value)
-                if len(stems(part) & grounded) >= GROUNDING_WORDS]
-        if not kept:
+        named = stems(" ".join(decision_context(info).get("allowed_subjects") or ()))
+        parts = _SENTENCE_END.split(value)
+        if not any(len(stems(part) & grounded) >= GROUNDING_WORDS for part in parts):
             raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
                              "where); it tells something else")
-        return " ".join(kept)
+        return " ".join(part for part in parts
+                        if len(stems(part) & grounded) >= GROUNDING_WORDS or stems(part) & named)
 
     @field_validator("emotion")
     @classmethod

@@ -15,10 +15,6 @@
 #   nohup scripts/local_model_record.sh > record.log 2>&1 &     # everything
 #   CASES="evals/cases/001_conflict.yaml" STORIES=none scripts/local_model_record.sh
 #
-# Two servers on two cores (LOCAL_MODEL_THREADS=1 each, LOCAL_MODEL_PORT=8767 and 8768) record
-# about as fast as one with two threads; give them different cases, and record the genre worlds
-# after the stories (they ask mostly the stories' prompts again).
-#
 # Environment:
 #   CASES       case files to record (default: evals/cases/*.yaml; "none" for no case)
 #   STORIES     judgement stories (default: evals/judge/*.yaml; "none" for none)

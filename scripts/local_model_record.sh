@@ -15,6 +15,10 @@
 #   nohup scripts/local_model_record.sh > record.log 2>&1 &     # everything
 #   CASES="evals/cases/001_conflict.yaml" STORIES=none scripts/local_model_record.sh
 #
+# On this project's 2-core machine one server with two threads records fastest (~79 ms a
+# generated token); two servers of one thread each, given different cases (LOCAL_MODEL_PORT=8767
+# and 8768, STARTED= one shared file), were no faster.
+#
 # Environment:
 #   CASES       case files to record (default: evals/cases/*.yaml; "none" for no case)
 #   STORIES     judgement stories (default: evals/judge/*.yaml; "none" for none)

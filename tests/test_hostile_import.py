@@ -99,6 +99,20 @@ def test_a_50_mb_persona_is_refused_and_set_persona_has_the_same_cap(document: d
         world.set_persona("wolf", "x" * MAX_PERSONA)  # the cap itself is fine
 
 
+def test_a_world_takes_back_the_report_of_a_wide_cycle(document: dict[str, Any]) -> None:
+    """A stored evolution report is as long as its cycle was wide: one over 4,420 characters of
+    the scale benchmark's world wrote 2.5 MB, and its export was refused on import ("at most
+    2,000,000 characters"). What a world exports, it takes back."""
+    doc = copy.deepcopy(document)
+    wide = "\n".join(f"- character-{n}: drifted toward caution" for n in range(70_000))
+    assert len(wide) > 2_500_000
+    doc["evolution_reports"][0]["report"] = wide
+    with Curator(":memory:") as world:
+        world.import_document(doc)
+        (stored,) = [r[0] for r in world.world.conn.execute("select report from evolution_reports")]
+    assert stored == wide
+
+
 def test_deep_nesting_and_numbers_sqlite_cannot_hold_name_the_field(document: dict[str, Any]) -> None:
     doc = copy.deepcopy(document)
     deep: dict[str, Any] = {}

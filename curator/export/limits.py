@@ -29,11 +29,14 @@ from curator.export.fields import FieldError
 
 MAX_DEPTH = 24
 MAX_KEY = 200  # a dict key: a character id, a lens, a trait, a label
-MAX_REPORT = 2_000_000  # a stored evolution report: Markdown for people, never prompted with
 MAX_CLOCK_LEAD = timedelta(days=366)
 # An import file is read whole (one transaction, all or nothing): a larger one is refused
 # before it is read. A world export of 10,000 characters with full memories is ~100 MB.
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+# A stored evolution report: Markdown for people, never prompted with, and as long as its cycle
+# was wide (a cycle over 4,420 characters of the scale benchmark's world wrote 2.5 MB). A world
+# must take back what it exported, so only the file's own cap bounds it.
+MAX_REPORT = MAX_DOCUMENT_BYTES
 
 # Keys whose strings have a cap of their own (anywhere in the document).
 TEXT_CAPS: dict[str, int] = {

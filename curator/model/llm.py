@@ -261,7 +261,10 @@ class ModelGateway:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
+            # Not waiting: a round's calls are over when it returns, so a call still running
+            # here is one a stop (Ctrl-C, SIGTERM) cut off, whose answer nobody wants; waiting
+            # for it held the stop up to the call's timeout (cli/main.py lets it go at exit).
+            self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
         if self._recorder is not None:
             self._recorder.stop()

@@ -173,6 +173,24 @@ def test_a_clock_within_a_year_of_what_it_holds_is_kept(document: dict[str, Any]
         assert world.world.clock() == datetime(2025, 12, 1, tzinfo=UTC)
 
 
+def test_a_world_with_a_character_dormant_for_over_a_year_takes_its_export_back() -> None:
+    """Each character's `as_of` is the world's clock; a character that lived nothing for more
+    than a year of the world's time holds no time that recent, and the scale benchmark's own
+    export was refused ("381 days past the latest time the document holds"). In a world
+    document the document's clock, checked against the whole document, dates it too."""
+    with Curator(":memory:") as world:
+        world.observe(TURNS[0])  # wolf and bear, March 2025
+        world.observe({**TURNS[0], "id": "later", "actor": "owl", "others": [], "observers": [],
+                       "reality": "Owl hoots at the moon.", "world_time": "2026-06-01T08:00:00Z"})
+        exported = world.export_world()
+    assert wolf(exported)["as_of"] == exported["clock"] == "2026-06-01T08:00:00Z"
+    with Curator(":memory:") as copy_:
+        copy_.import_document(exported)
+        assert copy_.export_world()["characters"] == exported["characters"]
+    # A character document alone is still held to the times it holds.
+    refused(wolf(exported), "past the latest time the document holds")
+
+
 def test_set_clock_is_the_way_back_for_a_locked_world(tmp_path: Path, document: dict[str, Any]) -> None:
     db = tmp_path / "w.db"
     with Curator(db) as world:

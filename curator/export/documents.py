@@ -253,7 +253,7 @@ def import_one(world: World, reading: Reading, n: int, doc: Any, *, replace: boo
             name = str(info.get("id")) if isinstance(info, Mapping) and info.get("id") else None
             with at("as_of"):
                 own = _time(doc.get("as_of"))
-            as_of = (clock_of(own, doc, reading.world_clock, reading.clock, field="as_of")
+            as_of = (clock_of(own, doc, _floor(reading), reading.clock, field="as_of")
                      if own is not None or reading.kind == "curator.character" else reading.documents_clock)
             owner = _import_character(world, doc, replace=replace, as_of=as_of)
             done.appraisal = with_lens_weights(done.appraisal, owner, doc)
@@ -272,6 +272,17 @@ def finish_reading(world: World, reading: Reading, done: Imported) -> None:
         import_groups(world, reading.document.get("groups"), done.characters)
     except FieldError as error:
         raise MalformedExport(error.message, field=error.path or None) from error
+
+
+def _floor(reading: Reading) -> datetime | None:
+    """What a character's `as_of` may not lead by more than a year, besides the times its own
+    part holds: the importing world's clock and, in a world document, the document's clock
+    (checked against the whole document). A character dormant for more than a year of the
+    world's time holds nothing that recent, and its world's own export must import back."""
+    floors = [reading.world_clock]
+    if reading.kind == "curator.world" and reading.documents_clock:
+        floors.append(parse_time(reading.documents_clock))
+    return max((f for f in floors if f is not None), default=None)
 
 
 def _time(value: Any) -> str | None:

@@ -254,10 +254,9 @@ class FixtureUnreadable(FixtureMissing):
     and writes the file afresh."""
 
     def __init__(self, path: str, reason: str, *, strict: bool = True):
-        self.key = path
-        self.strict = strict
         CuratorError.__init__(self, f"fixture file {path} cannot be read ({reason}); delete it and "
                                     "record it again")
+        self.key, self.path, self.strict = path, path, strict
 
 
 class ModelUnavailable(CuratorError):

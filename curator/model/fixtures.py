@@ -214,7 +214,8 @@ class Replayer:
                 entry = store.load(key)
             except FixtureUnreadable as error:
                 self.missing.append(key)
-                raise FixtureUnreadable(error.key, str(error.__cause__), strict=self.strict) from error
+                error.strict = self.strict
+                raise
             if entry is not None:
                 self.served.append(entry)
                 return response_of(entry)

@@ -105,40 +105,25 @@ class DecisionModel(BaseModel):
 def _check_bounds(data: Any, path: str) -> None:
     """Refuse the first string longer than MAX_MODEL_STRING or collection longer than
     MAX_MODEL_ITEMS, naming where (the message goes back to the model on a retry)."""
-    found = _unbounded(data, 0)
-    if found is not None:
-        where = ".".join(([path] if path else []) + found[0][::-1])
-        raise ValueError(found[1].format(where=where or ("text" if isinstance(data, str) else "the answer")))
-
-
-def _unbounded(value: Any, depth: int) -> tuple[list[str], str] | None:
-    """Where (the path's parts, innermost first) and what is out of bounds in `value`, or None.
-    Every decision is checked on each construction, the rules' own too, so the path is built
-    only for what is refused (issue #17: building it for every value was most of the check)."""
-    if isinstance(value, str):
-        if len(value) > MAX_MODEL_STRING:
-            return [], (f"{{where}} is {len(value):,} characters; at most {MAX_MODEL_STRING:,}: "
-                        "write it shorter")
-        return None
-    if isinstance(value, dict):
-        pairs: Any = value.items()
-    elif isinstance(value, list | tuple):
-        pairs = enumerate(value)
-    else:
-        return None
-    if len(value) > MAX_MODEL_ITEMS:
-        return [], f"{{where}} has {len(value):,} entries; at most {MAX_MODEL_ITEMS}"
-    if depth > 8:  # no decision nests deeper than 4
-        return [], "{where} is nested too deeply"
-    for key, item in pairs:
-        if isinstance(key, str) and len(key) > MAX_MODEL_STRING:
-            return [], f"{{where}} has a key of {len(key):,} characters; at most {MAX_MODEL_STRING:,}"
-        if isinstance(item, str | dict | list | tuple):
-            found = _unbounded(item, depth + 1)
-            if found is not None:
-                found[0].append(str(key))
-                return found
-    return None
+    stack: list[tuple[Any, str, int]] = [(data, path, 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, str):
+            if len(value) > MAX_MODEL_STRING:
+                raise ValueError(f"{where or 'text'} is {len(value):,} characters; at most "
+                                 f"{MAX_MODEL_STRING:,}: write it shorter")
+        elif isinstance(value, dict | list | tuple):
+            if len(value) > MAX_MODEL_ITEMS:
+                raise ValueError(f"{where or 'the answer'} has {len(value):,} entries; at most "
+                                 f"{MAX_MODEL_ITEMS}")
+            if depth > 8:  # no decision nests deeper than 4
+                raise ValueError(f"{where or 'the answer'} is nested too deeply")
+            pairs = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in pairs:
+                if isinstance(key, str) and len(key) > MAX_MODEL_STRING:
+                    raise ValueError(f"{where or 'the answer'} has a key of {len(key):,} characters; "
+                                     f"at most {MAX_MODEL_STRING:,}")
+                stack.append((item, f"{where}.{key}" if where else str(key), depth + 1))
 
 
 class MemoryView(BaseModel):

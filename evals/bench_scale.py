@@ -14,8 +14,9 @@ keeps it for the next run), then, on a fresh copy of it:
   lock (store/transactions.py `time_writes`);
 - export: `export_world_to` (streamed) into a file, its time and size, and how much it raised
   the process's peak memory; the world file's size;
-- import: that file imported into a new world (`import_document`, in batches), its total time
-  and the longest any one of its write transactions held the write lock;
+- import: that file imported into a new world (`import_file`: read a character at a time,
+  written in batches), its total time, how much it raised the process's peak memory, and the
+  longest any one of its write transactions held the write lock;
 - `curator --help` in a fresh process, the median of five;
 - the process's peak memory (resource.getrusage) and the load average beside the figures.
 
@@ -139,35 +140,38 @@ def help_ms(runs: int = 5) -> float:
 
 
 def import_figures(scratch: Path, say: Any) -> dict[str, Any]:
-    """Import the export (scratch/export.json) into a new world: its total time (reading the
-    file included), the longest any one of its write transactions held the write lock, how
-    many there were, and the load average after it."""
+    """Import the export (scratch/export.json) into a new world, as `curator import` does (a
+    character at a time, `import_file`): its total time (reading the file included), how much
+    it raised the process's peak memory, the longest any one of its write transactions held
+    the write lock, how many there were, and the load average after it."""
     say("import of that export into a new world")
     writes: list[float] = []
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
-    with open(scratch / "export.json", encoding="utf-8") as source:
-        document = json.load(source)
     with Curator(scratch / "imported.db") as curator:
         with time_writes(writes.append):
-            imported = curator.import_document(document)
+            imported = curator.import_file(scratch / "export.json")
         seconds = round(time.perf_counter() - started, 1)
+        grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
         figures = {"import_seconds": seconds, "import_characters": len(imported),
+                   "import_raised_peak_mb": round(max(0, grew) / 1024, 1),
                    "import_longest_write_ms": round(max(writes, default=0.0) * 1000, 1),
                    "import_transactions": len(writes), "load_import": _load()}
-        say(f"  import {seconds} s, {len(writes):,} transactions, longest "
-            f"{figures['import_longest_write_ms']} ms, load {figures['load_import']}")
-        figures.update(replace_figures(curator, document, say))
-    del document
+        say(f"  import {seconds} s, raised the peak by {figures['import_raised_peak_mb']} MB, "
+            f"{len(writes):,} transactions, longest {figures['import_longest_write_ms']} ms, "
+            f"load {figures['load_import']}")
+        figures.update(replace_figures(curator, imported, say))
     (scratch / "imported.db").unlink()
     return figures
 
 
-def replace_figures(curator: Curator, document: dict[str, Any], say: Any) -> dict[str, Any]:
-    """Import every REPLACED_EVERY-th character of the document again, over itself
-    (`replace=True`): a character the world has is written in the import's last transaction
-    (old and new rows may share ids, so they cannot be staged beside each other), so that
-    transaction grows with them. Its longest write and the characters it wrote."""
-    part = {**document, "characters": document["characters"][::REPLACED_EVERY]}
+def replace_figures(curator: Curator, imported: list[str], say: Any) -> dict[str, Any]:
+    """Import every REPLACED_EVERY-th imported character again, over itself (`replace=True`),
+    from the world's own export of them: a character the world has is written in the import's
+    last transaction (old and new rows may share ids, so they cannot be staged beside each
+    other), so that transaction grows with them. Its longest write and the characters it wrote."""
+    chosen = set(imported[::REPLACED_EVERY])
+    part = json.loads("".join(curator.export_world_chunks(only=chosen)))
     writes: list[float] = []
     started = time.perf_counter()
     with time_writes(writes.append):
@@ -322,7 +326,8 @@ def format_scale(r: dict[str, Any]) -> str:
         f"{mark('longest_write_ms')}",
         f"export (streamed): {r['export_seconds']} s, {r['export_mb']} MB of JSON; it raised the "
         f"process's peak memory by {r['export_raised_peak_mb']} MB",
-        f"import of the export into a new world (load {r['load_import']}): {r['import_seconds']} s for "
+        f"import of the export into a new world (load {r['load_import']}): {r['import_seconds']} s, "
+        f"raising the peak memory by {r['import_raised_peak_mb']} MB, for "
         f"{r['import_characters']:,} characters in {r['import_transactions']:,} transactions, longest "
         f"{r['import_longest_write_ms']} ms {mark('import_longest_write_ms')}",
         f"  again over {r['replace_characters']:,} of its characters (replace=True, written in the "

@@ -240,7 +240,7 @@ def test_cli_import_refuses_undecodable_deep_and_oversized_files(tmp_path: Path,
     assert "--clock latest" in run()
     result = CliRunner().invoke(cli, ["import", str(path), "--db", db, "--clock", "latest"])
     assert result.exit_code == 0, result.stderr
-    monkeypatch.setattr("curator.cli.world.MAX_DOCUMENT_BYTES", 100)
+    monkeypatch.setattr("curator.api.importing.MAX_IMPORT_FILE_BYTES", 100)
     assert "an import file is at most 100" in run("--replace")
     with Curator(db) as world:  # the import read as of its latest time: later turns go on
         assert world.observe(LATER).turn_id == "later"

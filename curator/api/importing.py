@@ -196,9 +196,10 @@ class Importing:
             now = world.clock()
             if clock is not None and (now is None or datetime.fromisoformat(clock) > now):
                 world.set_meta("clock", clock)
-            args = (staging.parts_reference(import_id) if parts
-                    else {"document": logged.whole(), "replace": replace, "clock": reading.clock})
-            log_operation(world, "import", args)
+            if parts:
+                log_operation(world, "import", staging.parts_reference(import_id))
+            else:  # as dumped before the transaction began
+                log_operation(world, "import", {}, args_text=logged.text())
         done.characters = [owners[n] for n in sorted(owners)]
         return done
 
@@ -228,7 +229,6 @@ class _Logged:
     is made; `part` cuts the whole into the parts staging keeps."""
 
     def __init__(self, document: Mapping[str, Any] | WorldText, replace: bool, clock: str | None):
-        self._document = document
         tail = json.dumps({"replace": replace, "clock": clock}, ensure_ascii=False)
         if isinstance(document, WorldText):
             self._pieces = ['{"document": ', document.text, ", " + tail[1:]]
@@ -247,7 +247,6 @@ class _Logged:
             offset += len(piece)
         return "".join(out)
 
-    def whole(self) -> Any:
-        """The document as the operations log keeps a small one: its values."""
-        document = self._document
-        return json.loads(document.text) if isinstance(document, WorldText) else document
+    def text(self) -> str:
+        """The whole text (a small document's: the operations log keeps it in one row)."""
+        return "".join(self._pieces)

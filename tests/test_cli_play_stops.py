@@ -9,8 +9,10 @@ signal it once the world file shows turns stored; every wait is bounded.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -191,6 +193,43 @@ def test_ctrl_c_then_sigterm_say_what_is_stored_and_playing_again_resumes(tmp_pa
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert f"({LONG - second} new, {second} already seen)" in again.stdout.splitlines()[0]
+
+
+def test_a_stop_during_a_model_call_does_not_wait_for_the_answer(tmp_path: Path) -> None:
+    """SIGTERM while a model call is under way: play says where it stopped and exits at once.
+    It used to wait for the call to answer or time out (the gateway's thread pool waited at
+    close, and Python joins worker threads at exit): minutes, with a slow local model."""
+    transcript, db = write(tmp_path / "t.jsonl", GOOD[:3]), tmp_path / "w.db"
+    silent = socket.create_server(("127.0.0.1", 0))  # takes the connection, never answers
+    port = silent.getsockname()[1]
+    env = {**os.environ, "CURATOR_TIMEOUT": "300", "CURATOR_RETRIES": "0"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "curator", "play", str(transcript), "--db", str(db),
+         "--model", "openai/silent", "--api-base", f"http://127.0.0.1:{port}/v1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    held = []
+    try:
+        silent.settimeout(60)
+        held.append(silent.accept()[0])  # the first model call is under way
+        time.sleep(0.2)
+        asked = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+        took = time.monotonic() - asked
+        assert out == ""
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+        for conn in held:
+            conn.close()
+        silent.close()
+    assert process.returncode == 143, err
+    (line,) = err.splitlines()
+    said = STOPPED.fullmatch(line)
+    assert said and said.group(1, 2, 3) == ("Terminated", "0", "3"), line
+    assert took < 10, took
+    assert stored_ids(db) == []
 
 
 @pytest.mark.parametrize(("stop", "said", "code"), [(KeyboardInterrupt, "Interrupted.", 130),

@@ -129,6 +129,23 @@ def test_replace_into_the_same_world_changes_nothing(valley: Curator) -> None:
     assert rows(valley) == before
 
 
+def test_replace_leaves_none_of_the_old_appraisals_and_links(valley: Curator, tmp_path: Path) -> None:
+    """A replaced character's network is the document's: the links and appraisals its old
+    memories had are gone, those of the others stay."""
+    with Curator(tmp_path / "w.db") as world:
+        world.import_document(valley.export_world())
+        bare = world.export_character("bear")
+        bare["memory_links"], bare["appraisals"] = [], {}
+        count = ("select count(*) from memory_links where owner = ?", "select count(*) from appraisals "
+                 "where memory_id in (select id from memories where owner = ?)")
+        before = {who: [world.world.conn.execute(q, (who,)).fetchone()[0] for q in count]
+                  for who in ("bear", "wolf")}
+        assert all(before["bear"]) and all(before["wolf"])
+        world.import_document(bare, replace=True)
+        for who, expected in (("bear", [0, 0]), ("wolf", before["wolf"])):
+            assert [world.world.conn.execute(q, (who,)).fetchone()[0] for q in count] == expected
+
+
 def test_characters_one_by_one_keep_their_evolution(valley: Curator) -> None:
     with Curator(":memory:") as copy_:
         for name in ("wolf", "bear"):

@@ -12,7 +12,7 @@ from curator.domain.config import AppraisalConfig
 from curator.domain.lexicon import unnegated
 from curator.turn.appraisal import AppraiseInput, appraise, lens_views
 from curator.turn.fallback import interpret
-from curator.turn.reading import read_turn
+from curator.turn.reading import Reading, read_turn
 
 
 def _read(make_turn: TurnFactory, reality: str, **extra: object):  # type: ignore[no-untyped-def]
@@ -196,3 +196,35 @@ def test_an_observer_forgets_a_plain_meeting(make_turn: TurnFactory) -> None:
                      observers=["owl"], action="Walk home")
     seen = interpret(_inputs(turn, perceiver="owl")).memories[0]
     assert seen.importance < 0.45
+
+
+# -- one reading of the reality per turn ------------------------------------------------------
+
+def _fresh(turn: Turn) -> Reading:
+    import curator.turn.reading as reading_module
+    reading_module._last = reading_module._last_reality = None
+    return read_turn(turn)
+
+
+def test_an_observer_shares_the_actors_reading_of_the_reality_but_not_of_the_intent(
+        make_turn: TurnFactory) -> None:
+    # No success word: only the action's own words in what happened say it was done, and an
+    # observer does not know the action.
+    actor = Turn.model_validate(make_turn("You drive the ewe down to the market and sell her to a drover.",
+                                          action="Drive the ewe to market and sell her"))
+    observer = actor.model_copy(update={"intent": actor.intent.model_copy(
+        update={"action": "(unknown to you)", "thought": ""})})
+    expected_actor, expected_observer = _fresh(actor), _fresh(observer)
+    assert expected_actor != expected_observer  # the intent matters to this turn's reading
+    _fresh(actor)
+    assert read_turn(observer) == expected_observer  # read from the actor's reading of the reality
+    assert read_turn(actor) == expected_actor
+
+
+def test_a_turn_that_differs_in_more_than_its_intent_is_read_again(make_turn: TurnFactory) -> None:
+    first = Turn.model_validate(make_turn("You find the beehive full.", action="Climb to the beehive"))
+    other = first.model_copy(update={"reality": "The branch snaps and you fall.",
+                                     "intent": first.intent.model_copy(update={"thought": "again"})})
+    expected = _fresh(other)
+    _fresh(first)
+    assert read_turn(other) == expected and expected.failure

@@ -99,6 +99,20 @@ def test_a_50_mb_persona_is_refused_and_set_persona_has_the_same_cap(document: d
         world.set_persona("wolf", "x" * MAX_PERSONA)  # the cap itself is fine
 
 
+def test_a_world_takes_back_the_report_of_a_wide_cycle(document: dict[str, Any]) -> None:
+    """A stored evolution report is as long as its cycle was wide: one over 4,420 characters of
+    the scale benchmark's world wrote 2.5 MB, and its export was refused on import ("at most
+    2,000,000 characters"). What a world exports, it takes back."""
+    doc = copy.deepcopy(document)
+    wide = "\n".join(f"- character-{n}: drifted toward caution" for n in range(70_000))
+    assert len(wide) > 2_500_000
+    doc["evolution_reports"][0]["report"] = wide
+    with Curator(":memory:") as world:
+        world.import_document(doc)
+        (stored,) = [r[0] for r in world.world.conn.execute("select report from evolution_reports")]
+    assert stored == wide
+
+
 def test_deep_nesting_and_numbers_sqlite_cannot_hold_name_the_field(document: dict[str, Any]) -> None:
     doc = copy.deepcopy(document)
     deep: dict[str, Any] = {}
@@ -159,6 +173,24 @@ def test_a_clock_within_a_year_of_what_it_holds_is_kept(document: dict[str, Any]
         assert world.world.clock() == datetime(2025, 12, 1, tzinfo=UTC)
 
 
+def test_a_world_with_a_character_dormant_for_over_a_year_takes_its_export_back() -> None:
+    """Each character's `as_of` is the world's clock; a character that lived nothing for more
+    than a year of the world's time holds no time that recent, and the scale benchmark's own
+    export was refused ("381 days past the latest time the document holds"). In a world
+    document the document's clock, checked against the whole document, dates it too."""
+    with Curator(":memory:") as world:
+        world.observe(TURNS[0])  # wolf and bear, March 2025
+        world.observe({**TURNS[0], "id": "later", "actor": "owl", "others": [], "observers": [],
+                       "reality": "Owl hoots at the moon.", "world_time": "2026-06-01T08:00:00Z"})
+        exported = world.export_world()
+    assert wolf(exported)["as_of"] == exported["clock"] == "2026-06-01T08:00:00Z"
+    with Curator(":memory:") as copy_:
+        copy_.import_document(exported)
+        assert copy_.export_world()["characters"] == exported["characters"]
+    # A character document alone is still held to the times it holds.
+    refused(wolf(exported), "past the latest time the document holds")
+
+
 def test_set_clock_is_the_way_back_for_a_locked_world(tmp_path: Path, document: dict[str, Any]) -> None:
     db = tmp_path / "w.db"
     with Curator(db) as world:
@@ -208,7 +240,7 @@ def test_cli_import_refuses_undecodable_deep_and_oversized_files(tmp_path: Path,
     assert "--clock latest" in run()
     result = CliRunner().invoke(cli, ["import", str(path), "--db", db, "--clock", "latest"])
     assert result.exit_code == 0, result.stderr
-    monkeypatch.setattr("curator.cli.world.MAX_DOCUMENT_BYTES", 100)
+    monkeypatch.setattr("curator.api.importing.MAX_IMPORT_FILE_BYTES", 100)
     assert "an import file is at most 100" in run("--replace")
     with Curator(db) as world:  # the import read as of its latest time: later turns go on
         assert world.observe(LATER).turn_id == "later"

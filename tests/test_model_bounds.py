@@ -128,3 +128,17 @@ def test_an_overlong_model_answer_falls_back_and_nothing_long_is_stored(
     assert f"at most {MAX_MODEL_STRING:,}" in retry
     stored = [m.content for m in bear.relationships["wolf"].recent_memories]
     assert stored and all(len(text) <= MEMORY_CHARS for text in stored)
+
+
+class _Nested(DecisionModel):
+    notes: list[dict[str, str]]
+
+
+def test_the_refusal_names_where_the_value_is() -> None:
+    """The model is told which value to shorten: the path to it, not only that one was long."""
+    over = "y" * (MAX_MODEL_STRING + 1)
+    with pytest.raises(ValidationError, match=rf"notes\.1\.b is {MAX_MODEL_STRING + 1:,} characters"):
+        _Nested.model_validate({"notes": [{"a": "fine"}, {"c": "fine", "b": over}]})
+    with pytest.raises(ValidationError, match=rf"notes\.0 has {MAX_MODEL_ITEMS + 1} entries"):
+        _Nested.model_validate({"notes": [{str(n): "x" for n in range(MAX_MODEL_ITEMS + 1)}]})
+    assert _Nested.model_validate({"notes": [{"a": "y" * MAX_MODEL_STRING}]}).notes[0]["a"]

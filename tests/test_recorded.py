@@ -8,12 +8,14 @@ fixtures/llm/two_animals-qwen1.5b/ is recorded: Qwen2.5-Coder-1.5B-Instruct's re
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import ROOT, TRANSCRIPT
 
-from curator import Curator
+from curator import Curator, FixtureUnreadable
 from curator.model.fixtures import FixtureStore, Replayer
 from curator.model.llm import ModelSettings
 from curator.turn.judgement import first_sentences
@@ -47,6 +49,22 @@ def test_every_fixture_file_says_what_it_is() -> None:
         for entry in entries:
             assert entry["request"]["template"] and entry["request"]["messages"]
             assert "authorization" not in json.dumps(entry).lower()
+
+
+def test_a_fixture_file_that_is_not_json_is_named_not_taken_for_a_server_error(tmp_path: Path) -> None:
+    """Conflict markers a merge left in a fixture file made its replay a "server error"."""
+    broken = tmp_path / "scripted"
+    shutil.copytree(SCRIPTED, broken)
+    for path in broken.glob("*.json"):
+        path.write_text("<<<<<<<< HEAD\n" + path.read_text())
+    first = turns(1)
+    with Replayer(FixtureStore(broken)), Curator(":memory:", model=SCRIPTED_SETTINGS) as world, \
+            pytest.raises(FixtureUnreadable, match=r"fixture file .*scripted/.*\.json cannot be read"):
+        world.observe_many(first)
+    with Replayer(FixtureStore(broken), strict=False) as lenient, \
+            Curator(":memory:", model=SCRIPTED_SETTINGS) as world:
+        (result,) = world.observe_many(first)
+    assert lenient.missing and set(result.fallbacks_by_reason()) == {"not recorded"}
 
 
 def test_the_transcript_in_model_mode_remembers_what_the_model_answered() -> None:

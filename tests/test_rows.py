@@ -75,3 +75,15 @@ def test_a_turn_builds_its_memories_relationships_and_lens_scores_directly(
         curator.observe(make_turn("Wolf blocks your path again and growls.", others=["wolf"]))
         monkeypatch.undo()
         assert curator.world.relationship("bear", "wolf").interactions == 3
+
+
+def test_a_memorys_view_is_what_validating_its_values_builds() -> None:
+    from curator.model.decision import MemoryView
+
+    memory = trusted(Memory, _values())
+    view = MemoryView.of(memory)
+    validated = MemoryView.model_validate(view.model_dump())
+    assert view == validated and view.model_dump_json() == validated.model_dump_json()
+    assert view.kind == "conflict" and view.created_at.startswith("2025-01-02T08:00:00")
+    view.traits.append("brave")  # the view's lists are its own
+    assert memory.traits == ["hostile"]

@@ -255,3 +255,13 @@ def test_a_recording_resumes_from_what_it_saved_and_prunes_what_it_no_longer_use
     assert asked_again == len(recorder.saved)
     assert store.prune_unused(started) == 1 and not stale.exists()
     assert len(store.entries()) == first + asked_again
+    # A file that is not JSON (a merge's conflict markers) is asked again and written afresh.
+    spoiled = sorted(store.directory.glob("*.json"))[0]
+    spoiled.write_text("<<<<<<<< HEAD\n" + spoiled.read_text())
+    with StubModelServer(echo) as stub:
+        again = Recorder(store, kind="recorded", source="stub")
+        with again, echo_world(":memory:", stub, echo) as world:
+            for t in turns:
+                world.observe(t)
+        assert len(stub.received) == 1 and len(again.saved) == 1
+    assert json.loads(spoiled.read_text())["kind"] == "recorded"

@@ -32,19 +32,22 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from curator.domain.config import CuratorConfig
-from curator.domain.errors import CuratorError, WorldFormatError
+from curator.domain.decoding import decode_text, load_json
+from curator.domain.errors import CuratorError, InvalidInput, MalformedExport, WorldFormatError
 from curator.export.documents import (
     Imported,
     Reading,
-    character_key,
     check_header,
     finish_reading,
     import_one,
     start_reading,
 )
+from curator.export.lazy import WorldText, read_world
+from curator.export.limits import MAX_DOCUMENT_BYTES, MAX_IMPORT_FILE_BYTES
 from curator.store import staging
 from curator.store.oplog import log_operation
 from curator.store.world import World
@@ -63,7 +66,7 @@ class Importing:
     def world(self) -> World:
         raise NotImplementedError  # Curator's: this thread's connection
 
-    def import_document(self, document: Mapping[str, Any], *, replace: bool = False,
+    def import_document(self, document: Mapping[str, Any] | WorldText, *, replace: bool = False,
                         clock: str | None = None,
                         progress: Callable[[int, int], None] | None = None) -> list[str]:
         """Load characters from an export (one character or a whole world); returns their ids.
@@ -78,15 +81,14 @@ class Importing:
         visible in one last short one, all of it at once (api/importing.py says how).
         `progress(written, total)` is called after each of them with the characters written
         so far; whatever it raises stops the import, and nothing of it stays."""
-        check_header(document)
+        check_header(document.fields if isinstance(document, WorldText) else document)
         self.clean_up_imports()
         reading = start_reading(self.world, document, clock)
-        keys = [character_key(doc) for doc in reading.docs]
+        keys = reading.keys
         existing = self._existing(keys, replace)
         # Outside any transaction: the operations log's copy of a large document is written
-        # a part a batch.
-        logged = json.dumps({"document": document, "replace": replace, "clock": clock},
-                            ensure_ascii=False, default=str)
+        # a part a batch; a document read as text is kept as its text.
+        logged = _Logged(document, replace, clock)
         with self.world.transaction() as world:
             import_id = staging.begin_import(world)
         try:
@@ -100,6 +102,35 @@ class Importing:
             staging.ended(import_id)
         self.config.appraisal = done.appraisal  # only once the import has committed
         return done.characters
+
+    def import_file(self, path: str | Path, *, replace: bool = False, clock: str | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> list[str]:
+        """Import an export file (one character or a whole world) as `import_document` does.
+        A world's file is read a character at a time (export/lazy.py): it needs the memory
+        of its text and of one character's values, not of the whole document's, so a file
+        of up to MAX_IMPORT_FILE_BYTES is taken. Any other file is read whole, up to
+        MAX_DOCUMENT_BYTES. A file that is not JSON, or not an export, raises InvalidInput
+        or MalformedExport naming it, and nothing is written."""
+        path = Path(path)
+        what = str(path)
+        try:
+            size = path.stat().st_size
+            if size > MAX_IMPORT_FILE_BYTES:
+                raise InvalidInput(f"{what} is {size:,} bytes; an import file is at most "
+                                   f"{MAX_IMPORT_FILE_BYTES:,}")
+            text = decode_text(path.read_bytes(), what=what)
+        except OSError as error:
+            raise InvalidInput(f"{what} cannot be read ({error.strerror or error})") from error
+        world = read_world(text, what=what)
+        if world is not None:
+            return self.import_document(world, replace=replace, clock=clock, progress=progress)
+        if size > MAX_DOCUMENT_BYTES:
+            raise InvalidInput(f"{what} is {size:,} bytes and no world export (read a character at "
+                               f"a time); any other import file is at most {MAX_DOCUMENT_BYTES:,}")
+        document = load_json(text, what=what)
+        if not isinstance(document, dict):
+            raise MalformedExport(f"{what} is not a curator export (not a JSON object)")
+        return self.import_document(document, replace=replace, clock=clock, progress=progress)
 
     def clean_up_imports(self) -> int:
         """Delete what imports that died midway left (in short transactions); the characters
@@ -120,13 +151,13 @@ class Importing:
         return present
 
     def _write(self, import_id: str, reading: Reading, keys: list[str | None], existing: set[str],
-               replace: bool, logged: str, progress: Callable[[int, int], None] | None) -> Imported:
+               replace: bool, logged: _Logged, progress: Callable[[int, int], None] | None) -> Imported:
         done = Imported([], self.config.appraisal)
         owners: dict[int, str] = {}
         state = _State()
         staged = [n for n, key in enumerate(keys) if key not in existing]
         # A small document is logged as it is; a large one in parts, a part a batch.
-        parts = -(-len(logged) // staging.PART) if len(logged) > staging.PART else 0
+        parts = -(-logged.length // staging.PART) if logged.length > staging.PART else 0
 
         def one(world: World, n: int) -> None:
             import_one(world, reading, n, reading.docs[n], replace=replace, done=done)
@@ -142,8 +173,7 @@ class Importing:
                 staging.heartbeat(world, import_id)
                 deadline = time.perf_counter() + IMPORT_BUDGET
                 if kept < parts:
-                    staging.store_parts(world, import_id, kept,
-                                        logged[kept * staging.PART:(kept + 1) * staging.PART])
+                    staging.store_parts(world, import_id, kept, logged.part(kept, staging.PART))
                     kept += 1
                 while staged:  # at least one a batch: one that crosses the budget ends it
                     one(world, staged.pop(0))
@@ -166,9 +196,10 @@ class Importing:
             now = world.clock()
             if clock is not None and (now is None or datetime.fromisoformat(clock) > now):
                 world.set_meta("clock", clock)
-            args = (staging.parts_reference(import_id) if parts
-                    else {"document": reading.document, "replace": replace, "clock": reading.clock})
-            log_operation(world, "import", args)
+            if parts:
+                log_operation(world, "import", staging.parts_reference(import_id))
+            else:  # as dumped before the transaction began
+                log_operation(world, "import", {}, args_text=logged.text())
         done.characters = [owners[n] for n in sorted(owners)]
         return done
 
@@ -190,3 +221,32 @@ class Importing:
 @dataclass
 class _State:
     clock: str | None = None  # the world clock as the import has moved it (iso)
+
+
+class _Logged:
+    """The operations log's arguments of an import, as JSON text: a document read as text is
+    written as its own text between the other arguments, so no second copy of a large file
+    is made; `part` cuts the whole into the parts staging keeps."""
+
+    def __init__(self, document: Mapping[str, Any] | WorldText, replace: bool, clock: str | None):
+        tail = json.dumps({"replace": replace, "clock": clock}, ensure_ascii=False)
+        if isinstance(document, WorldText):
+            self._pieces = ['{"document": ', document.text, ", " + tail[1:]]
+        else:
+            self._pieces = [json.dumps({"document": document, "replace": replace, "clock": clock},
+                                       ensure_ascii=False, default=str)]
+        self.length = sum(len(piece) for piece in self._pieces)
+
+    def part(self, n: int, size: int) -> str:
+        """The `n`th `size` characters of the text."""
+        start, end, out, offset = n * size, (n + 1) * size, [], 0
+        for piece in self._pieces:
+            low, high = max(start - offset, 0), min(end - offset, len(piece))
+            if low < high:
+                out.append(piece[low:high])
+            offset += len(piece)
+        return "".join(out)
+
+    def text(self) -> str:
+        """The whole text (a small document's: the operations log keeps it in one row)."""
+        return "".join(self._pieces)

@@ -6,6 +6,7 @@ them share their options through `options.py`.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import click
 
 from curator.cli.lazy import LazyGroup
-from curator.cli.signals import sigterm_raises, stop_status
+from curator.cli.signals import INTERRUPTED, TERMINATED, model_calls_running, sigterm_raises, stop_status
 from curator.domain.errors import InvalidInput, WorldLocked
 
 
@@ -23,8 +24,18 @@ class OneLineErrors(LazyGroup):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
-        with sigterm_raises():
-            self._main(*args, **kwargs)
+        try:
+            with sigterm_raises():
+                self._main(*args, **kwargs)
+        except SystemExit as done:
+            if done.code in (INTERRUPTED, TERMINATED) and model_calls_running():
+                # A stop during a model call: the turn under way is rolled back and the
+                # command has said where it stopped; the call left running would hold the
+                # exit until it answered or timed out (Python joins its thread), so go now.
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(done.code)
+            raise
 
     def _main(self, *args: Any, **kwargs: Any) -> None:
         try:

@@ -9,6 +9,8 @@ SIGTERM.
 from __future__ import annotations
 
 import signal
+import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -19,6 +21,16 @@ TERMINATED = 143  # 128 + SIGTERM
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that whatever unwinds on Ctrl-C unwinds on it too."""
+
+
+def model_calls_running() -> bool:
+    """Whether a model call is still running on curator's call threads, as one a stop cut off
+    is: Python joins such threads at exit, so the exit would wait for the call's answer (or its
+    timeout, minutes with a slow local model). No gateway loaded, no call: nothing is imported."""
+    gateway = sys.modules.get("curator.model.llm")
+    if gateway is None:
+        return False
+    return any(t.name.startswith(gateway.CALL_THREADS) and t.is_alive() for t in threading.enumerate())
 
 
 def stop_status(stop: BaseException) -> tuple[str, int]:

@@ -29,11 +29,8 @@ from curator.cli.options import (
     write_out_chunks,
 )
 from curator.cli.show import print_character
-from curator.domain.decoding import load_json
-from curator.domain.errors import InvalidInput, MalformedExport
 from curator.domain.models import display_name, iso
 from curator.export.evolution import evolution_document
-from curator.export.limits import MAX_DOCUMENT_BYTES
 from curator.model.calls import summarize_calls
 from curator.store.clock import latest_turn_time
 
@@ -168,17 +165,12 @@ def export_command(characters: tuple[str, ...], out: Path | None, db: str) -> No
 @db_option
 @one_line_errors
 def import_command(file: Path, replace: bool, clock: str | None, db: str) -> None:
-    """Import characters from an export file (one character or a whole world)."""
+    """Import characters from an export file (one character or a whole world). A world's
+    file is read a character at a time, so one of up to 2 GiB is taken."""
     size = file.stat().st_size
-    if size > MAX_DOCUMENT_BYTES:
-        raise InvalidInput(f"{file} is {size:,} bytes; an import file is at most "
-                           f"{MAX_DOCUMENT_BYTES:,} (import its characters in parts)")
-    document = load_json(file.read_bytes(), what=str(file))
-    if not isinstance(document, dict):
-        raise MalformedExport(f"{file} is not a curator export (not a JSON object)")
     with open_curator(db) as curator:
-        imported = curator.import_document(document, replace=replace, clock=clock,
-                                           progress=_import_progress(size))
+        imported = curator.import_file(file, replace=replace, clock=clock,
+                                       progress=_import_progress(size))
     click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")
 
 

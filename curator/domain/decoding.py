@@ -79,13 +79,36 @@ def load_json(data: str | bytes, *, what: str = "text", field: str | None = None
     text = decode_text(data, what=what, field=field) if isinstance(data, bytes) else data
     try:
         return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
-    except json.JSONDecodeError as error:
-        raise InvalidInput(f"{what} is not JSON ({error.msg} at line {error.lineno} "
-                           f"column {error.colno})", field=field) from error
-    except _Refused as error:
-        raise InvalidInput(f"{what}: {error}", field=field) from error
-    except RecursionError as error:
-        raise InvalidInput(f"{what} is nested too deeply to read", field=field) from error
+    except (json.JSONDecodeError, _Refused, RecursionError) as error:
+        raise _refusal(error, what, field) from error
+
+
+_DECODER = json.JSONDecoder(parse_int=_int, parse_float=_float, parse_constant=_constant)
+
+
+def json_value_at(text: str, index: int, *, what: str = "text") -> tuple[Any, int]:
+    """The JSON value that starts at `index` of `text` and the index just past it, refused as
+    `load_json` refuses (a large document is read a value at a time: export/lazy.py)."""
+    try:
+        return _DECODER.raw_decode(text, index)
+    except (json.JSONDecodeError, _Refused, RecursionError) as error:
+        raise _refusal(error, what, None) from error
+    except StopIteration as error:  # the C scanner's word for "no value starts here"
+        raise _refusal(json.JSONDecodeError("Expecting value", text, index), what, None) from error
+
+
+def json_syntax_error(text: str, index: int, expected: str, *, what: str = "text") -> InvalidInput:
+    """What `load_json` says of `text` when `expected` is missing at `index`."""
+    return _refusal(json.JSONDecodeError(expected, text, index), what, None)
+
+
+def _refusal(error: Exception, what: str, field: str | None) -> InvalidInput:
+    if isinstance(error, json.JSONDecodeError):
+        return InvalidInput(f"{what} is not JSON ({error.msg} at line {error.lineno} "
+                            f"column {error.colno})", field=field)
+    if isinstance(error, RecursionError):
+        return InvalidInput(f"{what} is nested too deeply to read", field=field)
+    return InvalidInput(f"{what}: {error}", field=field)
 
 
 def text_lines(data: bytes, *, what: str = "line") -> list[tuple[int, str | InvalidInput]]:

@@ -247,6 +247,18 @@ class FixtureMissing(CuratorError):
                          f"record it with --record, or check the template, model and messages")
 
 
+class FixtureUnreadable(FixtureMissing):
+    """A fixture file that is not one (not JSON: conflict markers a merge left, a file cut
+    short): named, where it would otherwise pass for a server error. Replay treats it as a
+    missing fixture (a strict replay stops, a lenient one falls back); recording asks again
+    and writes the file afresh."""
+
+    def __init__(self, path: str, reason: str, *, strict: bool = True):
+        CuratorError.__init__(self, f"fixture file {path} cannot be read ({reason}); delete it and "
+                                    "record it again")
+        self.key, self.path, self.strict = path, path, strict
+
+
 class ModelUnavailable(CuratorError):
     """A model is configured but cannot be asked at all: curator's model extra is not installed,
     or the provider's API key is missing. Said at once, instead of a fallback on every call."""

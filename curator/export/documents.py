@@ -37,7 +37,7 @@ imported character's evolution mark is re-based on the importing world's turns
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -57,7 +57,8 @@ from curator.export.edits import import_edits_section
 from curator.export.evolution import clear_evolution, import_evolution, import_reports
 from curator.export.fields import FieldError, at, items, join, mapping, section
 from curator.export.knowing import import_groups, import_knowing
-from curator.export.limits import check_texts, clock_of
+from curator.export.lazy import WorldText, character_key
+from curator.export.limits import check_texts, clock_of, latest_time
 from curator.export.network import clear_network, import_network, with_lens_weights
 from curator.recall.blocks import import_blocks
 from curator.recall.passages import import_passages
@@ -207,40 +208,42 @@ def check_header(document: Any) -> str:
 
 @dataclass
 class Reading:
-    """A document as this world reads it: its kind, its character documents, the clocks."""
+    """A document as this world reads it: its kind, its character documents and their ids,
+    the clocks. `document` is its top-level fields (a WorldText's without its characters)."""
 
     document: Mapping[str, Any]
     kind: str
-    docs: list[Any]
+    docs: Sequence[Any]
+    keys: list[str | None]
     world_clock: datetime | None
     documents_clock: str | None
     clock: str | None
 
 
-def start_reading(world: World, document: Mapping[str, Any], clock: str | None) -> Reading:
-    """Check the document's header, texts and clock against `world` (writing nothing)."""
-    kind = check_header(document)
+def start_reading(world: World, document: Mapping[str, Any] | WorldText, clock: str | None) -> Reading:
+    """Check the document's header, texts and clock against `world` (writing nothing). A
+    WorldText's characters were checked as it was read (lazy.read_world)."""
+    fields = document.fields if isinstance(document, WorldText) else document
+    kind = check_header(fields)
     try:
-        check_texts(document)
+        check_texts(fields)
         world_clock = world.clock()
         with at("clock"):
-            stated = _time(document.get("clock"))
-        documents_clock = clock_of(stated, document, world_clock, clock, field="clock")
-        docs = items(document, "characters") if kind == "curator.world" else [document]
+            stated = _time(fields.get("clock"))
+        latest = latest_time(fields)
+        if isinstance(document, WorldText):
+            if kind != "curator.world":
+                raise FieldError("format", "a document with a characters array is a curator.world")
+            docs: Sequence[Any] = document.characters
+            keys = document.keys
+            latest = max((t for t in (latest, document.latest) if t is not None), default=None)
+        else:
+            docs = list(items(document, "characters")) if kind == "curator.world" else [document]
+            keys = [character_key(doc) for doc in docs]
+        documents_clock = clock_of(stated, latest, world_clock, clock, field="clock")
     except FieldError as error:
         raise MalformedExport(error.message, field=error.path or None) from error
-    return Reading(document, kind, list(docs), world_clock, documents_clock, clock)
-
-
-def character_key(doc: Any) -> str | None:
-    """The id of the character a character document writes, if it names a sound one."""
-    info = doc.get("character") if isinstance(doc, Mapping) else None
-    if not isinstance(info, Mapping) or not info.get("id"):
-        return None
-    try:
-        return normalize_character_id(str(info["id"]))
-    except ValueError:
-        return None
+    return Reading(fields, kind, docs, keys, world_clock, documents_clock, clock)
 
 
 def import_one(world: World, reading: Reading, n: int, doc: Any, *, replace: bool, done: Imported) -> None:
@@ -253,7 +256,7 @@ def import_one(world: World, reading: Reading, n: int, doc: Any, *, replace: boo
             name = str(info.get("id")) if isinstance(info, Mapping) and info.get("id") else None
             with at("as_of"):
                 own = _time(doc.get("as_of"))
-            as_of = (clock_of(own, doc, reading.world_clock, reading.clock, field="as_of")
+            as_of = (clock_of(own, latest_time(doc), _floor(reading), reading.clock, field="as_of")
                      if own is not None or reading.kind == "curator.character" else reading.documents_clock)
             owner = _import_character(world, doc, replace=replace, as_of=as_of)
             done.appraisal = with_lens_weights(done.appraisal, owner, doc)
@@ -272,6 +275,17 @@ def finish_reading(world: World, reading: Reading, done: Imported) -> None:
         import_groups(world, reading.document.get("groups"), done.characters)
     except FieldError as error:
         raise MalformedExport(error.message, field=error.path or None) from error
+
+
+def _floor(reading: Reading) -> datetime | None:
+    """What a character's `as_of` may not lead by more than a year, besides the times its own
+    part holds: the importing world's clock and, in a world document, the document's clock
+    (checked against the whole document). A character dormant for more than a year of the
+    world's time holds nothing that recent, and its world's own export must import back."""
+    floors = [reading.world_clock]
+    if reading.kind == "curator.world" and reading.documents_clock:
+        floors.append(parse_time(reading.documents_clock))
+    return max((f for f in floors if f is not None), default=None)
 
 
 def _time(value: Any) -> str | None:

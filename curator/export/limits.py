@@ -29,11 +29,18 @@ from curator.export.fields import FieldError
 
 MAX_DEPTH = 24
 MAX_KEY = 200  # a dict key: a character id, a lens, a trait, a label
-MAX_REPORT = 2_000_000  # a stored evolution report: Markdown for people, never prompted with
 MAX_CLOCK_LEAD = timedelta(days=366)
-# An import file is read whole (one transaction, all or nothing): a larger one is refused
-# before it is read. A world export of 10,000 characters with full memories is ~100 MB.
+# A document read whole (its values all in memory, ~10 times its size): a larger one is
+# refused before it is read.
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+# A world export's file, read a character at a time (export/lazy.py): its text is held, so
+# importing one takes about twice its size in memory while it is decoded. A world of 10,000
+# characters with full memories exports as ~520 MB.
+MAX_IMPORT_FILE_BYTES = 2 * 1024 * 1024 * 1024
+# A stored evolution report: Markdown for people, never prompted with, and as long as its cycle
+# was wide (a cycle over 4,420 characters of the scale benchmark's world wrote 2.5 MB). A world
+# must take back what it exported, so only the file's own cap bounds it.
+MAX_REPORT = MAX_DOCUMENT_BYTES
 
 # Keys whose strings have a cap of their own (anywhere in the document).
 TEXT_CAPS: dict[str, int] = {
@@ -51,10 +58,11 @@ TIME_KEYS = frozenset({"timestamp", "last_recalled", "archived_at", "first_met",
                        "world_time", "last_at"})
 
 
-def check_texts(document: Mapping[str, Any]) -> None:
+def check_texts(document: Mapping[str, Any], *, path: str = "", depth: int = 0) -> None:
     """Refuse the first string over its cap or the first nesting past MAX_DEPTH (FieldError
-    naming its path). Iterative, so depth itself cannot overflow the stack."""
-    stack: list[tuple[Any, str, str | None, int]] = [(document, "", None, 0)]
+    naming its path). Iterative, so depth itself cannot overflow the stack. `path` and `depth`
+    say where `document` is in a larger one (a world's character read on its own)."""
+    stack: list[tuple[Any, str, str | None, int]] = [(document, path, None, depth)]
     while stack:
         value, path, key, depth = stack.pop()
         if isinstance(value, str):
@@ -106,13 +114,12 @@ def latest_time(document: Any) -> datetime | None:
     return latest
 
 
-def clock_of(stated: str | None, held: Any, world_clock: datetime | None, option: str | None,
-             *, field: str) -> str | None:
+def clock_of(stated: str | None, latest: datetime | None, world_clock: datetime | None,
+             option: str | None, *, field: str) -> str | None:
     """The clock a document part is read as of: `stated` (its `clock` or `as_of`, already in
     curator's form) unless `option` says otherwise ("latest", or an ISO time). A stated clock
-    more than MAX_CLOCK_LEAD past the latest time `held` holds (or `world_clock`) is refused,
-    naming the option that accepts the document."""
-    latest = latest_time(held)
+    more than MAX_CLOCK_LEAD past `latest`, the latest time the part holds (`latest_time`), or
+    `world_clock` is refused, naming the option that accepts the document."""
     if option == "latest":
         return iso(latest) if latest is not None else None
     if option is not None:

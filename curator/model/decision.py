@@ -32,6 +32,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode
 
+from curator.domain.construct import trusted
 from curator.domain.models import Memory, iso
 from curator.model.answer_checks import check_text
 
@@ -142,10 +143,11 @@ class MemoryView(BaseModel):
 
     @classmethod
     def of(cls, memory: Memory) -> MemoryView:
-        return cls(
-            id=memory.id, subject=memory.subject, kind=memory.kind.value, content=memory.content,
-            emotional_impact=memory.emotional_impact, valence=memory.valence,
-            importance=memory.importance, strength=memory.strength,
-            recall_count=memory.recall_count, created_at=iso(memory.created_at),
-            traits=memory.traits,
-        )
+        # A valid memory's values, so not validated again: a turn shows each perceiver's
+        # memories this way, a dozen views a busy turn (issue #17).
+        return trusted(cls, {
+            "id": memory.id, "subject": memory.subject, "kind": memory.kind.value,
+            "content": memory.content, "emotional_impact": memory.emotional_impact,
+            "valence": memory.valence, "importance": memory.importance, "strength": memory.strength,
+            "recall_count": memory.recall_count, "created_at": iso(memory.created_at),
+            "traits": list(memory.traits)})

@@ -29,7 +29,7 @@ from typing import Any, Literal
 import httpx
 import respx
 
-from curator.domain.errors import FixtureMissing
+from curator.domain.errors import FixtureMissing, FixtureUnreadable
 
 Kind = Literal["recorded", "scripted"]
 
@@ -71,8 +71,11 @@ class FixtureStore:
         path = self.path(key)
         if not path.exists():
             return None
-        entry: dict[str, Any] = json.loads(path.read_text())
-        return entry if entry.get("key") == key else None
+        try:
+            entry: dict[str, Any] = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise FixtureUnreadable(str(path), str(error)) from error
+        return entry if isinstance(entry, dict) and entry.get("key") == key else None
 
     def save(self, entry: dict[str, Any]) -> Path:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -150,7 +153,10 @@ class Recorder:
     def _forward(self, request: httpx.Request) -> httpx.Response:
         identity = request_identity(request)
         if self.reuse and identity["template"]:
-            entry = self.store.load(key_of(identity))
+            try:
+                entry = self.store.load(key_of(identity))
+            except FixtureUnreadable:
+                entry = None  # asked again, and the file written afresh
             # An error the server gave (a 5xx, a timeout's 408) is asked again, not kept.
             if entry is not None and entry.get("kind") == self.kind and entry["response"]["status"] == 200:
                 with self._lock:
@@ -204,7 +210,12 @@ class Replayer:
     def _replay(self, request: httpx.Request) -> httpx.Response:
         key = key_of(request_identity(request))
         for store in self.stores:
-            entry = store.load(key)
+            try:
+                entry = store.load(key)
+            except FixtureUnreadable as error:
+                self.missing.append(key)
+                error.strict = self.strict
+                raise
             if entry is not None:
                 self.served.append(entry)
                 return response_of(entry)

@@ -49,6 +49,7 @@ from curator.model.settings import endpoint_kwargs
 
 log = logging.getLogger("curator.model.llm")
 
+CALL_THREADS = "curator-llm"  # the name of the threads model calls run on (cli/signals.py looks)
 NOT_RECORDED = "not recorded"  # replay found no answer for this request (a lenient replay)
 # Worth asking again after a pause; a timeout is not retried: each one already cost `timeout`.
 TRANSIENT = frozenset({"rate limited", "server error", "connection error"})
@@ -261,7 +262,10 @@ class ModelGateway:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
+            # Not waiting: a round's calls are over when it returns, so a call still running
+            # here is one a stop (Ctrl-C, SIGTERM) cut off, whose answer nobody wants; waiting
+            # for it held the stop up to the call's timeout (cli/main.py lets it go at exit).
+            self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
         if self._recorder is not None:
             self._recorder.stop()
@@ -346,7 +350,7 @@ class ModelGateway:
         asyncio.get_event_loop(), which on the caller's main thread would create and leave
         behind an event loop that is not curator's to leave."""
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="curator-llm")
+            self._pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix=CALL_THREADS)
         return list(self._pool.map(self.call, requests))
 
     async def acall_many(self, requests: list[Request]) -> list[Answer]:

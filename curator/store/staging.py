@@ -121,7 +121,9 @@ def _alive(pid: int) -> bool:
 _LEFTOVERS = (
     "delete from appraisals where memory_id in (select id from memories where owner = ?1 "
     "union all select id from memory_archive where owner = ?1)",
-    "delete from memory_links where owner = ?1",
+    # by its memories: memory_links has no index on owner (export/network.py clear_network)
+    "delete from memory_links where memory_id in (select id from memories where owner = ?1 "
+    "union all select id from memory_archive where owner = ?1)",
     "delete from memory_sources where owner = ?1",
     "delete from memory_edits where owner = ?1",
     "delete from memories where owner = ?1",

@@ -33,6 +33,7 @@ _OBJECT_AFTER = frozenset({"at", "to", "with", "for", "from", "past", "behind", 
                            "help", "see", "watch", "leave", "make", "bring", "send", "follow",
                            "beat", "cut", "knocks", "ignore", "warn", "save", "join", "keep"})
 _WORD = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
+_CLAUSE_ENDS = frozenset(".;!?:,")  # punctuation after which a clause starts afresh
 
 
 def _cap_like(word: str, template: str) -> str:
@@ -74,7 +75,7 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
     for i, part in enumerate(parts):
         if not part[:1].isalpha():
             out.append(part)
-            if any(ch in part for ch in ".;!?:,"):
+            if not _CLAUSE_ENDS.isdisjoint(part):
                 prev_word = ""
             continue
         lower = part.lower()

@@ -9,7 +9,7 @@ success, surprise, novelty) and the game's own outcome hints decide the gap.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from curator.domain import lexicon as lx
 from curator.domain import outcomes as oc
@@ -64,21 +64,63 @@ def action_words(action: str) -> set[str]:
 # after the other (per perceiver). Keyed by identity and the aliases, and holding the turn, so
 # it cannot be mistaken for another; a Reading is never changed once made.
 _last: tuple[Turn, Aliases, Reading] | None = None
+# The last reality read: the actor and each observer read the same turn but for the intent
+# (an observer's is unseen), and only whether the action was done depends on it; the rest of
+# the reading is shared (issue #17: the second read was a tenth of a busy turn's time).
+_last_reality: tuple[Turn, Aliases, _RealityRead] | None = None
+
+
+@dataclass(frozen=True)
+class _RealityRead:
+    """A turn's reality read without its intent: the reading (its success, did_it, triumph and
+    gap not yet decided) and the words those are decided from."""
+
+    reading: Reading
+    words: list[str]
+    word_set: frozenset[str]
+    said_success: bool  # a success word no negator undoes
 
 
 def read_turn(turn: Turn, aliases: Aliases = ()) -> Reading:
     """Read the turn's reality once; every perceiver's interpretation starts from this.
     `aliases` are the other names of the turn's characters (perspective.aliases_of)."""
-    global _last
+    global _last, _last_reality
     last = _last
     if last is not None and last[0] is turn and last[1] == aliases:
         return last[2]
-    reading = _read(turn, aliases)
+    base = _last_reality
+    if base is None or base[1] != aliases or not _same_but_intent(base[0], turn):
+        base = (turn, aliases, _read_reality(turn, aliases))
+        _last_reality = base
+    reading = _with_intent(base[2], turn)
     _last = (turn, aliases, reading)
     return reading
 
 
-def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
+def _same_but_intent(read: Turn, turn: Turn) -> bool:
+    """`turn` is `read` but for its intent (an observer's copy of the actor's turn)."""
+    if read is turn:
+        return True
+    mine, theirs = read.__dict__, turn.__dict__
+    return mine.keys() == theirs.keys() and all(
+        mine[key] == theirs[key] for key in mine if key != "intent")
+
+
+def _with_intent(base: _RealityRead, turn: Turn) -> Reading:
+    """The reading of `turn` from its reality's: whether what was meant was done, and the gap."""
+    reading = replace(base.reading)  # shallow: a Reading's collections are never changed once made
+    action = action_words(turn.intent.action)
+    # The action's own words in the outcome ("swipe for a trout" … "a trout") mean success only
+    # when nothing in the text says it went wrong.
+    reading.success = base.said_success or (not reading.failure and len(action & base.word_set) >= 2)
+    # the action's own verbs done ("drive the ewe … and sell her" … "drives", "sells")
+    reading.did_it = len(lx.stem_hits(base.words, frozenset(action))) >= 2
+    reading.triumph = reading.success and bool(base.word_set & lx.TRIUMPH_WORDS)
+    reading.gap = _gap(turn, reading)
+    return reading
+
+
+def _read_reality(turn: Turn, aliases: Aliases = ()) -> _RealityRead:
     reality = second_person(turn.reality, turn.actor, dict(aliases).get(turn.actor, ()))
     read = clauses(turn, reality, aliases)
     words = lx.tokens(reality)
@@ -103,13 +145,6 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     # A failure word a negator undoes is none: "forty tickets, nothing missing".
     reading.failure = bool(lx.stem_hits(plain, lx.FAIL, lx.FAIL_WORDS)) or any(
         p in lower for p in lx.FAIL_PHRASES) or bool(lx.stem_hits(negated, lx.SUCCESS))
-    # The action's own words in the outcome ("swipe for a trout" … "a trout") mean success only
-    # when nothing in the text says it went wrong.
-    reading.success = bool(lx.stem_hits(plain, lx.SUCCESS)) or (
-        not reading.failure and len(action_words(turn.intent.action) & set(words)) >= 2)
-    # the action's own verbs done ("drive the ewe … and sell her" … "drives", "sells")
-    reading.did_it = len(lx.stem_hits(words, frozenset(action_words(turn.intent.action)))) >= 2
-    reading.triumph = reading.success and bool(set(words) & lx.TRIUMPH_WORDS)
     reading.surprise = bool(lx.stem_hits(words, lx.SURPRISE)) or bool(oc.OTHERWISE.search(lower))
     reading.discovery = bool(lx.stem_hits(words, lx.DISCOVERY))
     reading.intense = bool(lx.stem_hits(words, lx.INTENSE))
@@ -172,8 +207,8 @@ def _read(turn: Turn, aliases: Aliases = ()) -> Reading:
     for other in turn.others:
         reading.roles.setdefault(other, "present")
     _apply_hints(turn, reading)
-    reading.gap = _gap(turn, reading)
-    return reading
+    said_success = bool(lx.stem_hits(plain, lx.SUCCESS))
+    return _RealityRead(reading, words, frozenset(words), said_success)
 
 
 _MODIFIER_AFTER = lx.DETERMINERS | {"between", "among", "of", "with", "past", "through", "over", "under"}

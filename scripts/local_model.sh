@@ -23,7 +23,10 @@
 #   LOCAL_MODEL_THREADS  llama.cpp threads for generation and prompt batches (default: 2; on a
 #                        2-core machine with other work running use 1: measured 2026-11-25 with
 #                        a benchmark on the other core, 2 threads decoded 0.7-1.1 tokens/s and 1
-#                        thread 6.3-6.5, since each token waits for the busier core)
+#                        thread 6.3-6.5, since each token waits for the busier core; measured
+#                        2026-11-26 while recording: one 2-thread server alone decoded 12.7
+#                        tokens/s, two 1-thread servers on other ports 6.8-6.9 each, and a 2-thread
+#                        server beside a 1-thread one about 4 each)
 #   LOCAL_MODEL_SLOTS    parallel requests served; each slot gets 4096 tokens of context (default: 1;
 #                        on 2 cores two slots decoding at once ran ~10x slower per token than one)
 #   LOCAL_MODEL_PYTHON   python (>= 3.10) used to create the venv (default: python3)

@@ -76,7 +76,9 @@ def test_feelings_are_bounded_however_the_model_answers() -> None:
 
 
 def test_a_trivial_turn_forms_no_memory_and_a_rescue_is_defining() -> None:
-    assert made(inputs(), significance="trivial").memories == []
+    # (a turn no one else did anything in: a clash the actor lived is at least notable)
+    calm = inputs(reality="You fish at your spot and catch a trout.", others=[])
+    assert made(calm, significance="trivial", memory="I caught a trout.").memories == []
     rescue = "You fall through the ice; Wolf drags you out of the freezing water by your scruff."
     saved = made(inputs(reality=rescue), significance="major", harm=True, danger=True)
     assert saved.judgement is not None and saved.judgement.significance == "defining"
@@ -118,6 +120,10 @@ def test_a_memory_of_another_turn_is_refused_with_the_reason() -> None:
 
 def test_a_long_memory_keeps_its_first_sentences() -> None:
     assert first_sentences("Wolf came. " + "word " * 50) == "Wolf came."
+    # the schema's cap ends a copied scene mid-sentence: the unfinished part is left out
+    assert first_sentences("Wolf came. He sniffed the air and") == "Wolf came."
+    assert first_sentences('Wolf came. "Go," he said.') == 'Wolf came. "Go," he said.'
+    assert first_sentences("Wolf came and sniffed the") == "Wolf came and sniffed the"
     long = answer(memory="word " * 60)
     assert long.memory.endswith("…") and len(long.memory.split()) == 40
 
@@ -143,3 +149,72 @@ def test_the_same_words_filed_differently_are_one_memory() -> None:
     again = MemoryDraft(subject="wolf", content=told, kind="conflict", emotional_impact="angry",
                         valence=-0.62, importance=0.55)
     assert find_repeat([first], again, similarity=0.55) is first
+
+
+def test_a_plan_that_went_otherwise_is_remembered_with_what_was_meant() -> None:
+    # The rules read this turn as blocked; the model's sentence tells only what Wolf did, so
+    # what Bear meant is put before it (the seed's memory is intent against reality).
+    inp = inputs()
+    assert fallback.interpret(inp).gap is not Gap.SUCCEEDED
+    j = made(inp, memory="Wolf bared his teeth at me.").judgement
+    assert j is not None and j.memory == "I meant to fish at my spot, but Wolf bared his teeth at me."
+    # a sentence that already says the plan is the model's as it is
+    assert made(inp, memory="Wolf drove me off my fishing spot.").judgement.memory == (  # type: ignore[union-attr]
+        "Wolf drove me off my fishing spot.")
+    # a common first word loses its capital; a name keeps it
+    j = made(inp, memory="The wolf bared his teeth.").judgement
+    assert j is not None and j.memory == "I meant to fish at my spot, but the wolf bared his teeth."
+    # an observer never knew the plan; a plan that went as meant needs no "but"
+    assert made(inputs("observer"), memory="Wolf bared his teeth at Bear.").judgement.memory == (  # type: ignore[union-attr]
+        "Wolf bared his teeth at Bear.")
+    calm = inputs(reality="You fish at your spot and catch a trout.", others=[])
+    assert fallback.interpret(calm).gap is Gap.SUCCEEDED
+    assert made(calm, memory="I caught a trout.").judgement.memory == "I caught a trout."  # type: ignore[union-attr]
+
+
+def test_a_defining_answer_needs_the_rules_to_find_the_turn_major() -> None:
+    inp = inputs(reality="You fish at your spot and catch a trout.", others=[])
+    rules = fallback.interpret(inp).judgement
+    assert rules is not None and rules.significance not in ("major", "defining")
+    assert answer(significance="defining", memory="I caught a trout.").over(rules).significance == "major"
+    grave = inputs(reality="The ice breaks; you go under and Wolf drags you out, half drowned.")
+    rules = fallback.interpret(grave).judgement
+    assert rules is not None and rules.significance in ("major", "defining")
+    kept = answer(significance="defining", memory="Wolf dragged me out of the ice.").over(rules)
+    assert kept.significance == "defining"
+
+
+def test_an_earlier_memory_copied_before_this_turns_sentence_is_left_out() -> None:
+    told = "Dig for roots near the logging road. Steel jaws snap shut on your hind leg; the poacher fires."
+    with validation_scope({"told": told}):
+        kept = answer(memory="I caught a small trout and ate it on the bank. "
+                             "Steel jaws snapped shut on my leg and the poacher fired.").memory
+        assert kept == "Steel jaws snapped shut on my leg and the poacher fired."
+        assert answer(memory=kept).memory == kept  # the kept answer validates the same
+        with pytest.raises(ValidationError, match="memory must tell what happened in this turn"):
+            answer(memory="I caught a small trout and ate it on the bank.")
+
+
+def test_a_sentence_naming_someone_in_the_turn_is_kept() -> None:
+    # "I meet Bear for the first time" shares one word with the turn, but names who is in it:
+    # not a copied memory. At least one sentence must still share the turn's words.
+    told = "Fish in the river. Bear watches from the treeline and keeps well away from your line."
+    with validation_scope({"told": told, "allowed_subjects": ["bear"]}):
+        memory = "I meet Bear for the first time. Bear watches from the treeline and keeps away."
+        assert answer(memory=memory).memory == memory
+        with pytest.raises(ValidationError, match="memory must tell what happened in this turn"):
+            answer(memory="I meet Bear for the first time.")
+        assert answer(memory="Tobin pulled me out. Bear watches from the treeline.").memory == (
+            "Bear watches from the treeline.")
+
+
+def test_a_clash_the_actor_lived_is_at_least_notable() -> None:
+    # Wolf drives Bear off its spot (the rules read a hindrance): a "minor" answer would form
+    # no memory of Wolf at all, so it is read as notable, as the bands' own words say.
+    j = made(inputs(), significance="minor", memory="Wolf took my fishing spot.").judgement
+    assert j is not None and j.significance == "notable"
+    # an observer's reading, or a turn with no deed by another, keeps the model's band
+    assert made(inputs("observer"), significance="minor",
+                memory="Wolf took Bear's fishing spot.").judgement.significance == "minor"  # type: ignore[union-attr]
+    calm = inputs(reality="You fish at your spot and catch a trout.", others=[])
+    assert made(calm, significance="minor", memory="I caught a trout.").judgement.significance == "minor"  # type: ignore[union-attr]

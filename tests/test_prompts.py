@@ -199,7 +199,8 @@ OTHER_INPUTS: dict[str, Callable[[], BaseModel]] = {
 }
 # Game text each template must show, inside a <game_text> block of its user part.
 KEY_TEXT: dict[str, list[str]] = {
-    "interpret.j2": [REALITY, THOUGHT, ACTION, PERSONA, SUMMARY, STOLEN.content, SELF.content],
+    # (interpret shows no earlier memory: a small model copied them as this turn's)
+    "interpret.j2": [REALITY, THOUGHT, ACTION, PERSONA, SUMMARY],
     "fade_review.j2": [FADING.content, SUMMARY, PERSONA, STOLEN.content],
     "promote.j2": [RESCUE.content, POACHER.content, SUMMARY],
     "reconcile.j2": [RESCUE.content, SUMMARY, STOLEN.content],

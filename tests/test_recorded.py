@@ -84,7 +84,13 @@ def test_the_transcript_in_model_mode_remembers_what_the_model_answered() -> Non
                  if a["template"].startswith(("reconcile.j2@", "fade_review.j2@"))
                  and a["decision"].get("summary")}
     formed = [m for r in results for m in r.formed]
-    assert formed and all(m.content.startswith(MARK) and m.content in contents for m in formed)
+    # An actor's memory of a plan that went otherwise may have the plan put before the
+    # model's sentence ("I meant to follow the trail, but [scripted] …": judging.with_intent).
+    told_by_script = [m.content[m.content.find(MARK):] for m in formed if MARK in m.content]
+    assert formed and len(told_by_script) == len(formed)
+    # (its first sentences only, when the plan made it longer than a memory's words)
+    assert all(any(c.startswith(said.rstrip("…")) for c in contents) for said in told_by_script)
+    assert sum(not m.content.startswith(MARK) for m in formed) <= len(formed) // 10
     bear_wolf = characters["bear"].relationships["wolf"]
     assert bear_wolf.long_term_summary in summaries
     assert all(m.content.startswith(MARK) for m in bear_wolf.recent_memories + bear_wolf.core_memories)

@@ -23,8 +23,17 @@ from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_ba
 from curator.domain.results import TurnReading
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
 from curator.turn.inputs import InterpretInput, RelationView
-from curator.turn.judgement import HINDRANCES, Deed, Judgement, OtherReading, Valence
-from curator.turn.phrasing import sentence
+from curator.turn.judgement import (
+    HINDRANCES,
+    MEMORY_CHARS,
+    Deed,
+    Judgement,
+    OtherReading,
+    Valence,
+    first_sentences,
+    stems,
+)
+from curator.turn.phrasing import intended, sentence
 from curator.turn.reading import read_turn
 from curator.turn.summaries import summary_tone
 
@@ -61,6 +70,44 @@ def defining_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     if (inp.role == "actor" and j.significance == "major" and j.danger and helped
             and (inp.turn.outcome is None or inp.turn.outcome.importance is None)):
         return j.model_copy(update={"significance": "defining"})
+    return j
+
+
+# Gaps where what happened is not what was meant: a memory of one says what the plan was.
+_OTHERWISE = frozenset({Gap.FAILED, Gap.BLOCKED, Gap.THWARTED, Gap.MIXED, Gap.SURPRISED})
+_SENTENCE_OPENERS = frozenset({"the", "a", "an", "my", "it", "they", "he", "she", "we", "then", "when",
+                               "there", "this", "that", "his", "her", "their", "our", "someone",
+                               "something", "nobody", "no", "all", "before", "after", "instead"})
+
+
+def with_intent(inp: InterpretInput, j: Judgement) -> Judgement:
+    """An actor's memory of a turn that went otherwise than meant, with what it meant when the
+    model's sentence leaves that out ("Wolf dragged me to the reeds" → "I meant to fish by the
+    river, but Wolf dragged me to the reeds"): the seed's memory is intent against reality, and
+    a 1.5B model asked for it words only what happened about half the time (evals/cases
+    intent_vs_reality). The sentence stays the model's; only the plan is put before it."""
+    if inp.role != "actor" or j.gap not in _OTHERWISE or not inp.turn.intent.action.strip():
+        return j
+    action = intended(inp.turn.intent.action)
+    if stems(j.memory) & stems(action):
+        return j
+    first, _, rest = j.memory.partition(" ")
+    # "The ice broke" → "but the ice broke"; a name ("Wolf") and "I" keep their capital
+    memory = f"{first.lower()} {rest}" if first.lower() in _SENTENCE_OPENERS else j.memory
+    joined = first_sentences(f"I meant to {action.rstrip('.!?')}, but {memory}")
+    return j.model_copy(update={"memory": joined[:MEMORY_CHARS]})
+
+
+def clash_floor(inp: InterpretInput, j: Judgement) -> Judgement:
+    """An actor whose turn someone helped or hindered (by the rules' reading of the deeds)
+    lived at least a "notable" turn: the bands' own words ("notable": a clash, a kindness),
+    and a "minor" one would form no memory of the other at all (a conflict needs importance
+    0.4), so nine thefts in a row by the same wolf left no trace (evals/cases recent_window)."""
+    deeds = {o.did for o in j.others}
+    if (inp.role == "actor" and j.significance in ("trivial", "minor")
+            and deeds & {"helped", "harmed", "blocked", "betrayed"}
+            and (inp.turn.outcome is None or inp.turn.outcome.importance is None)):
+        return j.model_copy(update={"significance": "notable"})
     return j
 
 
@@ -127,7 +174,7 @@ def trusts(rel: RelationView) -> bool:
 def interpretation_from(inp: InterpretInput, judgement: Judgement) -> Interpretation:
     """The memories, contexts and feelings a judgement makes (the model's answer over the
     rules' reading), by rules."""
-    j = defining_floor(inp, settled(inp, judgement))
+    j = with_intent(inp, clash_floor(inp, defining_floor(inp, settled(inp, judgement))))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
     drafts: list[MemoryDraft] = []

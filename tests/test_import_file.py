@@ -129,3 +129,12 @@ def test_a_small_world_file_is_logged_whole(exported: Path, tmp_path: Path) -> N
         world.import_file(exported)
         (logged,) = [e for e in history(world.world) if e.ref == "import"]
         assert logged.args()["document"] == json.loads(exported.read_text())
+
+
+def test_a_world_file_with_no_characters_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text('\ufeff{"format": "curator.world", "format_version": 2, "characters": []}',
+                     encoding="utf-8")
+    result = CliRunner().invoke(cli, ["import", str(empty), "--db", str(tmp_path / "w.db")])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "Imported 0 characters (the document holds none)."

@@ -171,7 +171,8 @@ def import_command(file: Path, replace: bool, clock: str | None, db: str) -> Non
     with open_curator(db) as curator:
         imported = curator.import_file(file, replace=replace, clock=clock,
                                        progress=_import_progress(size))
-    click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}")
+    click.echo(f"Imported {len(imported)} characters: {', '.join(imported)}" if imported
+               else "Imported 0 characters (the document holds none).")
 
 
 def _import_progress(size: int) -> Callable[[int, int], None] | None:

@@ -45,3 +45,4 @@ def test_a_world_from_before_m017_gains_the_index(tmp_path: Path) -> None:
         assert conn.execute("select count(*) from sqlite_master where name = 'relationships_other'"
                             ).fetchone()[0] == 1
         assert curator.world.relationship("bear", "wolf").interactions == 1
+

@@ -97,7 +97,7 @@ def abandoned(world: World) -> list[str]:
         if where == host:
             gone = (import_id not in _running) if pid == os.getpid() else not _alive(pid)
         else:
-            gone = now - datetime.fromisoformat(beat) > STALE
+            gone = now - _beat(beat) > STALE
         if gone:
             dead.append(str(import_id))
     # Marked characters whose import has no record (it was removed under it): nobody finishes them.
@@ -105,6 +105,16 @@ def abandoned(world: World) -> list[str]:
         "select distinct import_id from characters where import_id is not null "
         "and import_id not in (select id from imports)")]
     return dead
+
+
+def _beat(text: object) -> datetime:
+    """An import's last heartbeat; one that is no time (a damaged or hand-made row) is long past,
+    so the import counts as dead; one without a zone is read as UTC, as curator writes them."""
+    try:
+        when = datetime.fromisoformat(str(text))
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _alive(pid: int) -> bool:

@@ -218,3 +218,23 @@ def test_a_clash_the_actor_lived_is_at_least_notable() -> None:
                 memory="Wolf took Bear's fishing spot.").judgement.significance == "minor"  # type: ignore[union-attr]
     calm = inputs(reality="You fish at your spot and catch a trout.", others=[])
     assert made(calm, significance="minor", memory="I caught a trout.").judgement.significance == "minor"  # type: ignore[union-attr]
+
+
+def test_a_turn_that_put_the_actors_life_at_stake_or_betrayed_it_is_at_least_major() -> None:
+    # The rules read mortal danger to Bear (teeth at its throat) and a betrayal by Fox: the
+    # bands' own words make both "major", whatever lower band the model chose.
+    lethal = inputs(reality="Wolf lunges, and his teeth close at your throat before you shake him off.")
+    j = made(lethal, significance="notable", memory="Wolf lunged at my throat.").judgement
+    assert j is not None and j.significance == "major"
+    betrayed = inputs(reality="Fox promised to guard your honey, then ate it and lied about it.",
+                      others=["fox"])
+    j = made(betrayed, significance="minor", memory="Fox ate my honey and lied.").judgement
+    assert j is not None and [o.did for o in j.others] == ["betrayed"] and j.significance == "major"
+    # a higher band stays; an observer of the same turn keeps the model's band
+    assert made(lethal, significance="defining",
+                memory="Wolf lunged at my throat.").judgement.significance == "defining"  # type: ignore[union-attr]
+    assert made(inputs("observer", reality=lethal.turn.reality), significance="notable",
+                memory="Wolf lunged at Bear's throat.").judgement.significance == "notable"  # type: ignore[union-attr]
+    # a plain clash keeps notable
+    assert made(inputs(), significance="notable",
+                memory="Wolf took my fishing spot.").judgement.significance == "notable"  # type: ignore[union-attr]

@@ -111,6 +111,21 @@ def clash_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     return j
 
 
+def peril_floor(inp: InterpretInput, j: Judgement) -> Judgement:
+    """An actor whose life the rules read as at stake, or whom someone betrayed, lived at least a
+    "major" turn: the bands' own words ("major": danger, an injury, a rescue, a betrayal). The
+    1.5B model rated such turns "notable" as often as not; on the judgement set's recorded
+    answers the floor raised significance on dev and held-out test alike (59.6 → 63.9%,
+    52.8 → 57.3%) and changed no core reading."""
+    if (inp.role != "actor" or j.significance not in ("trivial", "minor", "notable")
+            or (inp.turn.outcome is not None and inp.turn.outcome.importance is not None)):
+        return j
+    betrayed = any(o.did == "betrayed" for o in j.others)
+    if betrayed or read_turn(inp.turn, inp.aliases).actor_lethal:
+        return j.model_copy(update={"significance": "major"})
+    return j
+
+
 def _importance(inp: InterpretInput, judgement: Judgement) -> float:
     hint = inp.turn.outcome
     if hint is not None and hint.importance is not None:
@@ -174,7 +189,7 @@ def trusts(rel: RelationView) -> bool:
 def interpretation_from(inp: InterpretInput, judgement: Judgement) -> Interpretation:
     """The memories, contexts and feelings a judgement makes (the model's answer over the
     rules' reading), by rules."""
-    j = with_intent(inp, clash_floor(inp, defining_floor(inp, settled(inp, judgement))))
+    j = with_intent(inp, clash_floor(inp, peril_floor(inp, defining_floor(inp, settled(inp, judgement)))))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
     drafts: list[MemoryDraft] = []

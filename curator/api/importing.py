@@ -199,7 +199,7 @@ class Importing:
             if parts:
                 log_operation(world, "import", staging.parts_reference(import_id))
             else:  # as dumped before the transaction began
-                log_operation(world, "import", {}, args_text=logged.text())
+                log_operation(world, "import", logged.text())
         done.characters = [owners[n] for n in sorted(owners)]
         return done
 

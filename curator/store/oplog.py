@@ -51,14 +51,14 @@ def last_turn(world: World) -> int:
     return int(world.conn.execute("select coalesce(max(seq), 0) from turns").fetchone()[0])
 
 
-def log_operation(world: World, kind: str, args: dict[str, Any], *, at: datetime | None = None,
-                  after_turn: int | None = None, args_text: str | None = None) -> None:
+def log_operation(world: World, kind: str, args: dict[str, Any] | str, *, at: datetime | None = None,
+                  after_turn: int | None = None) -> None:
     """Log an operation inside the caller's transaction (the one that makes its change); `at`
     is the wall time it stamped what it made with, if it did; `after_turn` the turn it follows
-    (default: the last logged). `args_text` is `args` as JSON already (an import's document,
+    (default: the last logged). `args` may be their JSON text already (an import's document,
     dumped before its transaction began)."""
     after = last_turn(world) if after_turn is None else after_turn
-    text = args_text if args_text is not None else json.dumps(args, ensure_ascii=False, default=str)
+    text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
     world.conn.execute("insert into operations (after_turn, kind, args, at) values (?, ?, ?, ?)",
                        (after, kind, text,
                         iso(at or world.wall or datetime.now(UTC))))

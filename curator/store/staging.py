@@ -128,12 +128,12 @@ def _alive(pid: int) -> bool:
 
 
 # Every row an import writes belongs to one of its characters; ?1 is the character.
+_MEMORY_IDS = ("(select id from memories where owner = ?1 "
+               "union all select id from memory_archive where owner = ?1)")
 _LEFTOVERS = (
-    "delete from appraisals where memory_id in (select id from memories where owner = ?1 "
-    "union all select id from memory_archive where owner = ?1)",
+    f"delete from appraisals where memory_id in {_MEMORY_IDS}",
     # by its memories: memory_links has no index on owner (export/network.py clear_network)
-    "delete from memory_links where memory_id in (select id from memories where owner = ?1 "
-    "union all select id from memory_archive where owner = ?1)",
+    f"delete from memory_links where memory_id in {_MEMORY_IDS}",
     "delete from memory_sources where owner = ?1",
     "delete from memory_edits where owner = ?1",
     "delete from memories where owner = ?1",

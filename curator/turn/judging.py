@@ -68,7 +68,7 @@ def defining_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     core memories for 3 true ones (evals/judge)."""
     helped = any(o.did == "helped" for o in j.others)
     if (inp.role == "actor" and j.significance == "major" and j.danger and helped
-            and (inp.turn.outcome is None or inp.turn.outcome.importance is None)):
+            and not _game_rated(inp)):
         return j.model_copy(update={"significance": "defining"})
     return j
 
@@ -105,8 +105,7 @@ def clash_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     0.4), so nine thefts in a row by the same wolf left no trace (evals/cases recent_window)."""
     deeds = {o.did for o in j.others}
     if (inp.role == "actor" and j.significance in ("trivial", "minor")
-            and deeds & {"helped", "harmed", "blocked", "betrayed"}
-            and (inp.turn.outcome is None or inp.turn.outcome.importance is None)):
+            and deeds & {"helped", "harmed", "blocked", "betrayed"} and not _game_rated(inp)):
         return j.model_copy(update={"significance": "notable"})
     return j
 
@@ -115,15 +114,19 @@ def peril_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     """An actor whose life the rules read as at stake, or whom someone betrayed, lived at least a
     "major" turn: the bands' own words ("major": danger, an injury, a rescue, a betrayal). The
     1.5B model rated such turns "notable" as often as not; on the judgement set's recorded
-    answers the floor raised significance on dev and held-out test alike (59.6 → 63.9%,
+    answers the floor raised significance on dev and held-out test alike (59.6 → 65.1%,
     52.8 → 57.3%) and changed no core reading."""
-    if (inp.role != "actor" or j.significance not in ("trivial", "minor", "notable")
-            or (inp.turn.outcome is not None and inp.turn.outcome.importance is not None)):
+    if inp.role != "actor" or j.significance not in ("trivial", "minor", "notable") or _game_rated(inp):
         return j
     betrayed = any(o.did == "betrayed" for o in j.others)
     if betrayed or read_turn(inp.turn, inp.aliases).actor_lethal:
         return j.model_copy(update={"significance": "major"})
     return j
+
+
+def _game_rated(inp: InterpretInput) -> bool:
+    """The game said how much the turn matters (`outcome.importance`): no floor moves it."""
+    return inp.turn.outcome is not None and inp.turn.outcome.importance is not None
 
 
 def _importance(inp: InterpretInput, judgement: Judgement) -> float:

@@ -157,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     scale.add_argument("--quick", action="store_true", help="a small world (CI), under a minute")
     scale.add_argument("--keep", type=Path, help="keep the grown world here, or reuse the one kept")
     scale.add_argument("--json", action="store_true", help="print one JSON object")
+    replace = commands.add_parser("replace", help="an import over every 100th character of a world file "
+                                                  "(replace=True), on a copy (evals/bench_scale.py)")
+    replace.add_argument("world", type=Path, help="the world file (e.g. one kept by scale --keep)")
+    replace.add_argument("--json", action="store_true", help="print one JSON object")
     locomo = commands.add_parser("locomo", help="LoCoMo retrieval recall@k and its run time")
     locomo.add_argument("path", nargs="?", default="../shared/data/locomo/locomo-dev.json")
     locomo.add_argument("--json", action="store_true", help="print one JSON object")
@@ -189,6 +193,15 @@ def main(argv: list[str] | None = None) -> int:
 
         measured = bench_scale(args.quick, args.keep, log)
         print(json.dumps(measured, indent=2) if args.json else format_scale(measured))
+        return 0
+    if args.command == "replace":
+        from evals.bench_scale import bench_replace
+
+        measured = bench_replace(args.world)
+        print(json.dumps(measured, indent=2) if args.json else
+              f"replaced {measured['replace_characters']:,} characters in {measured['replace_seconds']} s, "
+              f"longest write {measured['replace_longest_write_ms']} ms (target 250; "
+              f"load {measured['load']})")
         return 0
     if args.command == "calls":
         from evals.bench_calls import DEFAULT, bench_calls, format_calls

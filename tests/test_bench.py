@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from curator import Curator
 from evals.bench import bench_observe, main
 from evals.synthetic import synthetic_turns
 
@@ -58,3 +60,16 @@ def test_bench_llm_pieces_report_sane_figures() -> None:
     batch = batch_figures(latency=0.05, characters=10)
     assert batch["sync_calls"] == batch["async_calls"] == 10 == batch["sync_by_model"]
     assert batch["sync_wall_s"] >= 0.05 and batch["async_wall_s"] >= 0.05
+
+
+def test_bench_replace_runs_on_a_copy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    world = tmp_path / "world.db"
+    with Curator(world) as curator:
+        curator.observe_many(synthetic_turns(300, 30))
+        before = curator.export_world()
+    assert main(["replace", str(world), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["replace_characters"] == 1  # every 100th of 30: the first
+    assert report["replace_longest_write_ms"] > 0 and len(report["load"]) == 3
+    with Curator(world) as curator:
+        assert curator.export_world() == before  # the copy was replaced, not the file

@@ -246,24 +246,42 @@ def start_reading(world: World, document: Mapping[str, Any] | WorldText, clock: 
     return Reading(fields, kind, docs, keys, world_clock, documents_clock, clock)
 
 
-def import_one(world: World, reading: Reading, n: int, doc: Any, *, replace: bool, done: Imported) -> None:
-    """Write the `n`th character document of `reading` (inside the caller's transaction)."""
+def import_one(world: World, reading: Reading, n: int, doc: Any, *, replace: bool,
+               done: Imported) -> str | None:
+    """Write the `n`th character document of `reading` (inside the caller's transaction);
+    returns the time its strengths are as of (`write_one` writes it again with that time)."""
     name: str | None = None
     try:
-        with at(f"characters.{n}" if reading.kind == "curator.world" else ""):
+        with at(where := f"characters.{n}" if reading.kind == "curator.world" else ""):
             doc = mapping(doc)
-            info = doc.get("character")
-            name = str(info.get("id")) if isinstance(info, Mapping) and info.get("id") else None
+            name = _name(doc)
             with at("as_of"):
                 own = _time(doc.get("as_of"))
             as_of = (clock_of(own, latest_time(doc), _floor(reading), reading.clock, field="as_of")
                      if own is not None or reading.kind == "curator.character" else reading.documents_clock)
+    except FieldError as error:
+        raise MalformedExport(error.message, field=error.path or None, character=name) from error
+    write_one(world, doc, as_of, replace=replace, done=done, where=where)
+    return as_of
+
+
+def write_one(world: World, doc: Mapping[str, Any], as_of: str | None, *, replace: bool, done: Imported,
+              where: str = "") -> None:
+    """Write one character document whose strengths are as of `as_of` (inside the caller's
+    transaction); `where` is its place in the document, for the errors."""
+    try:
+        with at(where):
             owner = _import_character(world, doc, replace=replace, as_of=as_of)
             done.appraisal = with_lens_weights(done.appraisal, owner, doc)
         done.characters.append(owner)
         _advance_clock(world, as_of)
     except FieldError as error:
-        raise MalformedExport(error.message, field=error.path or None, character=name) from error
+        raise MalformedExport(error.message, field=error.path or None, character=_name(doc)) from error
+
+
+def _name(doc: Mapping[str, Any]) -> str | None:
+    info = doc.get("character")
+    return str(info.get("id")) if isinstance(info, Mapping) and info.get("id") else None
 
 
 def finish_reading(world: World, reading: Reading, done: Imported) -> None:

@@ -347,6 +347,20 @@ def m017_relationships_by_other(db: Database) -> None:
     _run_script(db.conn, "create index if not exists relationships_other on relationships (other);")
 
 
+@migrations()
+def m018_import_publishing(db: Database) -> None:
+    """An import that overwrites many characters the world has (`replace`) writes them after it
+    has committed, a few a transaction, from rows it kept while its batches ran: `import_pending`
+    holds each character's document until it is written, and `imports.publishing` marks an
+    import past its commit, which the next opening of the world finishes rather than undoes
+    (store/staging.py; issue #17)."""
+    if "publishing" not in {row[1] for row in db.conn.execute("pragma table_info(imports)")}:
+        db.conn.execute("alter table imports add column publishing integer not null default 0")
+    db.conn.execute("create table if not exists import_pending (import_id text not null, "
+                    "n integer not null, owner text, as_of text, doc text not null, "
+                    "primary key (import_id, n))")
+
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript() would commit the migration's transaction."""
     pending = ""

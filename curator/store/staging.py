@@ -1,13 +1,23 @@
-"""Imports under way (m015): their record, their last transaction, and what is left of one that died.
+"""Imports under way (m015, m018): their record, their commit, the characters they write after
+it, and what is left of one that died.
 
 An import writes its characters in short transactions (api/importing.py), each row under a
 character marked with the import's id (`characters.import_id`; visibility.py keeps them
-out of every other reader's sight), and makes them part of the world in one last short
-transaction (`finish`: the marks cleared, whatever the number of rows). An import whose
-process died, or that failed and could not clean up after itself, leaves marked rows
-behind: `abandoned` finds them (its process is gone, or it is this process's and no longer
-running) and `clean_up` deletes them, a few characters a transaction, each transaction held
-at most about `budget` seconds. The next import and the next opening of the world do so.
+out of every other reader's sight), and makes them part of the world in one short
+transaction, its commit (`finish`: the marks cleared, whatever the number of rows).
+
+Characters the world already has cannot be written under a mark (their old and new memories
+may share ids). A few are written in the commit itself; more would make it long, so the import
+keeps their documents (`keep_pending`) while its batches run and writes them after its commit,
+a few a transaction (`next_pending`, `written_pending`, `published`): the import is then
+`publishing`, and one whose process died there is finished by the next opening of the world
+(api/importing.py), never undone, since the rest of it is already seen.
+
+An import whose process died before its commit, or that failed and could not clean up after
+itself, leaves marked rows behind: `abandoned` finds them (its process is gone, or it is this
+process's and no longer running) and `clean_up` deletes them, a few characters a
+transaction, each transaction held at most about `budget` seconds. The next import and the
+next opening of the world do so.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from curator.domain.errors import ImportCancelled
@@ -53,14 +64,75 @@ def ended(import_id: str) -> None:
     _running.discard(import_id)
 
 
-def finish(world: World, import_id: str) -> list[str]:
-    """Make the import's characters part of the world (inside its last transaction): one
-    statement over the characters it wrote, none over their rows. Returns their ids."""
+def finish(world: World, import_id: str, *, publishing: bool = False) -> list[str]:
+    """Make the import's characters part of the world (inside its commit): one statement over
+    the characters it wrote, none over their rows. `publishing`: it still has characters to
+    write after this (`keep_pending`), and keeps its record until `published`. Returns the ids."""
     heartbeat(world, import_id)
     ids = [r[0] for r in world.conn.execute("select id from characters where import_id = ?", (import_id,))]
     world.conn.execute("update characters set import_id = null where import_id = ?", (import_id,))
-    world.conn.execute("delete from imports where id = ?", (import_id,))
+    if publishing:
+        world.conn.execute("update imports set publishing = 1 where id = ?", (import_id,))
+    else:
+        world.conn.execute("delete from imports where id = ?", (import_id,))
     return ids
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A document the import writes after its commit: the `n`th character's (n >= 0, `owner`
+    its id, `as_of` the time its strengths are as of), or the world's groups (n = -1), last."""
+
+    n: int
+    owner: str | None
+    as_of: str | None
+    doc: str  # JSON text
+
+
+GROUPS = -1  # the pending row of a world document's groups, written after its characters
+
+
+def keep_pending(world: World, import_id: str, pending: Pending) -> None:
+    world.conn.execute("insert into import_pending (import_id, n, owner, as_of, doc) values (?, ?, ?, ?, ?)",
+                       (import_id, pending.n, pending.owner, pending.as_of, pending.doc))
+
+
+def next_pending(world: World, import_id: str) -> Pending | None:
+    """What the import writes next after its commit: its characters in document order, then its groups."""
+    row = world.conn.execute("select n, owner, as_of, doc from import_pending where import_id = ? "
+                             "order by n < 0, n limit 1", (import_id,)).fetchone()
+    return None if row is None else Pending(int(row[0]), row[1], row[2], row[3])
+
+
+def written_pending(world: World, import_id: str, n: int) -> None:
+    """The `n`th pending document is written (in the transaction that wrote it)."""
+    world.conn.execute("delete from import_pending where import_id = ? and n = ?", (import_id, n))
+
+
+def publishing(world: World, import_id: str) -> bool:
+    """The import has committed and has documents left to write (`finish(publishing=True)`)."""
+    row = world.conn.execute("select publishing from imports where id = ?", (import_id,)).fetchone()
+    return row is not None and bool(row[0])
+
+
+def published(world: World, import_id: str) -> None:
+    """All of the import is written: its record goes (inside its last transaction)."""
+    heartbeat(world, import_id)
+    world.conn.execute("delete from import_pending where import_id = ?", (import_id,))
+    world.conn.execute("delete from imports where id = ?", (import_id,))
+
+
+def adopt(world: World, import_id: str) -> bool:
+    """This process takes over an import whose process died after its commit, to finish it
+    (inside a transaction, so that two processes opening the world cannot both take it): its
+    record names this process from now on. False if it is not abandoned any more."""
+    row = world.conn.execute("select pid, host, heartbeat from imports where id = ?", (import_id,)).fetchone()
+    if row is None or not _gone(import_id, *row):
+        return False
+    world.conn.execute("update imports set pid = ?, host = ?, heartbeat = ? where id = ?",
+                       (os.getpid(), socket.gethostname(), iso(datetime.now(UTC)), import_id))
+    _running.add(import_id)
+    return True
 
 
 def store_parts(world: World, import_id: str, part: int, text: str) -> None:
@@ -91,20 +163,21 @@ def with_document(world: World, args: str) -> str:
 
 def abandoned(world: World) -> list[str]:
     """The imports under way whose process is gone (or is this one, no longer running them)."""
-    host, now = socket.gethostname(), datetime.now(UTC)
-    dead = []
-    for import_id, pid, where, beat in world.conn.execute("select id, pid, host, heartbeat from imports"):
-        if where == host:
-            gone = (import_id not in _running) if pid == os.getpid() else not _alive(pid)
-        else:
-            gone = now - _beat(beat) > STALE
-        if gone:
-            dead.append(str(import_id))
+    dead = [str(row[0]) for row in world.conn.execute("select id, pid, host, heartbeat from imports")
+            if _gone(*row)]
     # Marked characters whose import has no record (it was removed under it): nobody finishes them.
     dead += [str(r[0]) for r in world.conn.execute(
         "select distinct import_id from characters where import_id is not null "
         "and import_id not in (select id from imports)")]
     return dead
+
+
+def _gone(import_id: str, pid: int, host: str, beat: object) -> bool:
+    """The process that runs an import is gone: on this host, it has exited (or it is this one
+    and runs it no more); on another, it has been silent for `STALE`."""
+    if host == socket.gethostname():
+        return (import_id not in _running) if pid == os.getpid() else not _alive(pid)
+    return datetime.now(UTC) - _beat(beat) > STALE
 
 
 def _beat(text: object) -> datetime:
@@ -161,6 +234,8 @@ def clean_up(world: Callable[[], World], import_id: str, *, budget: float = 0.1)
     deleted = 0
     while True:
         with world().transaction() as store:
+            if publishing(store, import_id):
+                return deleted  # past its commit: finished (api/importing.py), never undone
             deadline = time.perf_counter() + budget
             ids = [r[0] for r in store.conn.execute(
                 "select id from characters where import_id = ? limit 100", (import_id,))]
@@ -173,6 +248,7 @@ def clean_up(world: Callable[[], World], import_id: str, *, budget: float = 0.1)
             else:
                 if not ids:
                     store.conn.execute("delete from import_parts where import_id = ?", (import_id,))
+                    store.conn.execute("delete from import_pending where import_id = ?", (import_id,))
                     store.conn.execute("delete from imports where id = ?", (import_id,))
                     ended(import_id)
                     return deleted

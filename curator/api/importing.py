@@ -218,7 +218,7 @@ class Importing:
                 world.conn.execute("rollback to import_check")
                 world.conn.execute("release import_check")
             text = json.dumps(doc, ensure_ascii=False, default=str)
-            staging.keep_pending(world, import_id, staging.Pending(n, keys[n], as_of, text))
+            staging.keep_pending(world, import_id, staging.Pending(n, as_of, text))
 
         new = list(dict.fromkeys(k for k in keys if k is not None and k not in existing))
         for start in range(0, len(new), RESERVE):  # reserved: a turn may not create them now
@@ -241,15 +241,15 @@ class Importing:
                         break
             self._between_batches(len(owners), len(keys), progress)
         with self._staging(import_id, state) as world:  # the commit: all of it becomes visible
-            for n in held:
-                if not later:
+            if not later:  # few: written here, old and new swap at once
+                for n in held:
                     one(world, n)
             finish_reading(world, reading, done)
             groups = reading.document.get("groups") if reading.kind == "curator.world" else None
             if later and groups:  # again once the characters written after the commit are in
                 text = json.dumps({"groups": groups, "owners": [keys[n] for n in later]},
                                   ensure_ascii=False, default=str)
-                staging.keep_pending(world, import_id, staging.Pending(staging.GROUPS, None, None, text))
+                staging.keep_pending(world, import_id, staging.Pending(staging.GROUPS, None, text))
             clock = world.staged_clock()
             world.staging = None
             staging.finish(world, import_id, publishing=bool(later))

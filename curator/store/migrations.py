@@ -357,7 +357,7 @@ def m018_import_publishing(db: Database) -> None:
     if "publishing" not in {row[1] for row in db.conn.execute("pragma table_info(imports)")}:
         db.conn.execute("alter table imports add column publishing integer not null default 0")
     db.conn.execute("create table if not exists import_pending (import_id text not null, "
-                    "n integer not null, owner text, as_of text, doc text not null, "
+                    "n integer not null, as_of text, doc text not null, "
                     "primary key (import_id, n))")
 
 

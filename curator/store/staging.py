@@ -80,11 +80,10 @@ def finish(world: World, import_id: str, *, publishing: bool = False) -> list[st
 
 @dataclass(frozen=True)
 class Pending:
-    """A document the import writes after its commit: the `n`th character's (n >= 0, `owner`
-    its id, `as_of` the time its strengths are as of), or the world's groups (n = -1), last."""
+    """A document the import writes after its commit: the `n`th character's (n >= 0, `as_of`
+    the time its strengths are as of), or the world's groups (n = -1), last."""
 
     n: int
-    owner: str | None
     as_of: str | None
     doc: str  # JSON text
 
@@ -93,15 +92,15 @@ GROUPS = -1  # the pending row of a world document's groups, written after its c
 
 
 def keep_pending(world: World, import_id: str, pending: Pending) -> None:
-    world.conn.execute("insert into import_pending (import_id, n, owner, as_of, doc) values (?, ?, ?, ?, ?)",
-                       (import_id, pending.n, pending.owner, pending.as_of, pending.doc))
+    world.conn.execute("insert into import_pending (import_id, n, as_of, doc) values (?, ?, ?, ?)",
+                       (import_id, pending.n, pending.as_of, pending.doc))
 
 
 def next_pending(world: World, import_id: str) -> Pending | None:
     """What the import writes next after its commit: its characters in document order, then its groups."""
-    row = world.conn.execute("select n, owner, as_of, doc from import_pending where import_id = ? "
+    row = world.conn.execute("select n, as_of, doc from import_pending where import_id = ? "
                              "order by n < 0, n limit 1", (import_id,)).fetchone()
-    return None if row is None else Pending(int(row[0]), row[1], row[2], row[3])
+    return None if row is None else Pending(int(row[0]), row[1], row[2])
 
 
 def written_pending(world: World, import_id: str, n: int) -> None:

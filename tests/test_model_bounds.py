@@ -13,10 +13,18 @@ import httpx
 import pytest
 import respx
 from conftest import MODEL_BASE, chat, scripted
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from curator import Curator
-from curator.model.decision import MAX_MODEL_ITEMS, MAX_MODEL_STRING, DecisionModel
+from curator.model.decision import (
+    MAX_MODEL_ITEMS,
+    MAX_MODEL_STRING,
+    DecisionModel,
+    _first_refusal,
+    _within_bounds,
+)
 from curator.model.llm import ModelSettings
 from curator.turn.decisions import MAX_TRAIT, Feeling, Interpretation, MemoryDraft
 from curator.turn.judgement import MEMORY_CHARS, Judgement, JudgementAnswer, OtherReading
@@ -142,3 +150,27 @@ def test_the_refusal_names_where_the_value_is() -> None:
     with pytest.raises(ValidationError, match=rf"notes\.0 has {MAX_MODEL_ITEMS + 1} entries"):
         _Nested.model_validate({"notes": [{str(n): "x" for n in range(MAX_MODEL_ITEMS + 1)}]})
     assert _Nested.model_validate({"notes": [{"a": "y" * MAX_MODEL_STRING}]}).notes[0]["a"]
+
+
+_VALUES = st.recursive(
+    st.none() | st.integers() | st.text(max_size=3)
+    | st.sampled_from(["y" * (MAX_MODEL_STRING + 1), "y" * MAX_MODEL_STRING]),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=3) | st.just("k" * (MAX_MODEL_STRING + 1)), inner, max_size=4)
+    | st.just(list(range(MAX_MODEL_ITEMS + 1))) | st.just({str(n): 1 for n in range(MAX_MODEL_ITEMS)}),
+    max_leaves=30)
+
+
+@given(_VALUES)
+@example([["x"]])
+@example(({"a": [1]},))
+@example({"k" * (MAX_MODEL_STRING + 1): 1})
+@settings(max_examples=300, deadline=None)
+def test_the_quick_walk_passes_exactly_what_the_naming_walk_passes(value: Any) -> None:
+    """The check first walks without naming places, and walks again to name one only on a
+    refusal: both must agree on what is within bounds."""
+    deep: Any = value
+    for _ in range(8):  # as deep as a decision may nest, with what is nested inside it
+        deep = [deep]
+    for data in (value, deep, {"a": value}):
+        assert (_first_refusal(data, "") is None) is _within_bounds(data, 0)

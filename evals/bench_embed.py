@@ -107,7 +107,8 @@ def _observe_and_catch_up(curator: Curator, spec: str, embedder: Embedder, turns
 def _lag(curator: Curator, turns: list[dict[str, Any]], out: dict[str, Any]) -> None:
     """A turn is observed; its actor's first search embeds the new memories, then ranks."""
     curator.embed_pending()
-    lag, settled = [], []
+    lag: list[float] = []
+    settled: list[float] = []
     for n, turn in enumerate(turns[-20:]):
         again = dict(turn, id=f"again-{n}", world_time=turns[-1]["world_time"])
         curator.observe(again)

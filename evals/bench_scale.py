@@ -4,8 +4,10 @@ The world is grown by every turn but the last 10,000 (evals/scale_world.py; `--k
 keeps it for the next run), then, on a fresh copy of it:
 
 - observe: the last 10,000 turns, each timed around `Curator.observe` (p50/p95/p99), and a
-  floor measured in the same run: the same turns' INSERT/UPDATE/DELETE statements (traced on
-  another copy, untimed) replayed as bare SQLite transactions, one per turn, on a third copy;
+  floor measured in the same run: the same turns' INSERT/UPDATE/DELETE statements with their
+  parameters (recorded on another copy, untimed) replayed as bare SQLite transactions, one
+  per turn, on a third copy, the log copied back between turns (untimed) as the store's
+  checkpoint thread copies it beside them;
 - context: `Curator.context` (with its recall refresh, as a game calls it) for the characters
   with the most memories and for characters with few;
 - fading: every memory faded to the world clock (`fade`), its time and its longest batch;
@@ -31,7 +33,6 @@ import json
 import os
 import random
 import resource
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -41,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from curator import Curator, display_name, time_writes
+from evals.scale_floor import floor_ms, traced_writes
 from evals.scale_world import copy_world, grown_world, measured_turns, observe_all
 
 FULL = {"characters": 10_000, "turns": 100_000, "window": 10_000, "active": 300, "seed": 42}
@@ -49,13 +51,12 @@ REPLACED_EVERY = 100  # of the imported characters, these are imported again wit
 TARGETS = {"observe_p95_ms": 5.0, "observe_p99_ms": 15.0, "context_p95_ms": 10.0,
            "evolve_seconds": 60.0, "longest_write_ms": 250.0, "import_longest_write_ms": 250.0,
            "replace_longest_write_ms": 250.0, "help_ms": 300.0}
-WRITES = ("insert", "update", "delete", "replace")
 
 
 def pct(values: list[float], p: float) -> float:
     """Nearest-rank percentile."""
     ordered = sorted(values)
-    return round(ordered[max(1, -(-len(ordered) * p // 100)) - 1], 3)
+    return round(ordered[int(max(1, -(-len(ordered) * p // 100))) - 1], 3)
 
 
 def _load() -> list[float]:
@@ -65,54 +66,6 @@ def _load() -> list[float]:
 def _mb(path: Path) -> float:
     return round(sum(Path(str(path) + s).stat().st_size for s in ("", "-wal")
                      if Path(str(path) + s).exists()) / 1e6, 1)
-
-
-def traced_writes(path: Path, turns: list[dict[str, Any]],
-                  counted: list[int] | None = None) -> list[list[str]]:
-    """Each turn's write statements (bound values spelled out), as `observe` ran them; with
-    `counted`, each turn's count of every statement SQLite ran for it (reads, writes and the
-    search index's own), a figure the machine's load does not move."""
-    per_turn: list[list[str]] = []
-    with Curator(path) as curator:
-        current: list[str] = []
-        ran = 0
-
-        def trace(sql: str) -> None:
-            nonlocal ran
-            ran += 1
-            # A statement that fires triggers (the search index's) is traced once more per
-            # trigger, spelled the same: one run of it is one statement.
-            if sql.lstrip()[:7].lower().startswith(WRITES) and (not current or current[-1] != sql):
-                current.append(sql)
-
-        curator.world.conn.set_trace_callback(trace)
-        for turn in turns:
-            curator.observe(turn)
-            per_turn.append(current)
-            current = []
-            if counted is not None:
-                counted.append(ran)
-            ran = 0
-        curator.world.conn.set_trace_callback(None)
-    return per_turn
-
-
-def floor_ms(path: Path, writes: list[list[str]]) -> list[float]:
-    """Replay each turn's writes as one bare transaction, as the store opens a world."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("pragma journal_mode = wal")
-    conn.execute("pragma synchronous = normal")
-    conn.execute("pragma foreign_keys = on")
-    times: list[float] = []
-    for statements in writes:
-        started = time.perf_counter()
-        conn.execute("begin immediate")
-        for sql in statements:
-            conn.execute(sql)
-        conn.execute("commit")
-        times.append((time.perf_counter() - started) * 1000)
-    conn.close()
-    return times
 
 
 def context_ms(curator: Curator, who: list[str], calls: int, rng: random.Random) -> list[float]:
@@ -210,11 +163,11 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
         window = measured_turns(sizes)
         say("tracing the measured turns' writes (untimed)")
         ran: list[int] = []
-        writes = traced_writes(copy_world(grown, scratch / "trace.db"), window, ran)
+        writes, autocheckpoint = traced_writes(copy_world(grown, scratch / "trace.db"), window, ran)
         r["statements_mean"] = round(sum(ran) / max(len(ran), 1), 1)
         r["statements_p95"] = pct([float(n) for n in ran], 95)
         say("replaying them as bare transactions (the floor)")
-        floor = floor_ms(copy_world(grown, scratch / "trace.db"), writes)
+        floor = floor_ms(copy_world(grown, scratch / "trace.db"), writes, autocheckpoint)
         (scratch / "trace.db").unlink()
         r["floor_p50_ms"], r["floor_p95_ms"] = pct(floor, 50), pct(floor, 95)
         say(f"observing the last {len(window):,} turns")

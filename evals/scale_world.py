@@ -46,9 +46,11 @@ def game_turns(n: int, characters: int, active: int, seed: int = 42) -> Iterator
                 in_play[leaving] = dormant.popleft()
         now += timedelta(minutes=rng.randint(1, 10))
         actor = rng.choice(in_play)
-        action, reality, others, place = draw_scene(
-            rng, actor, last,
-            lambda actor=actor: [c for c in rng.sample(in_play, 3) if c != actor][:rng.randint(0, 2)])
+
+        def drawn(actor: str = actor) -> list[str]:
+            return [c for c in rng.sample(in_play, 3) if c != actor][:rng.randint(0, 2)]
+
+        action, reality, others, place = draw_scene(rng, actor, last, drawn)
         observers = [c for c in rng.sample(in_play, 4) if c != actor and c not in others]
         yield {"id": f"t{i:07d}", "world_time": now.isoformat().replace("+00:00", "Z"),
                "actor": actor, "intent": {"thought": rng.choice(THOUGHTS), "action": action},

@@ -93,8 +93,11 @@ def synthetic_turns(n: int, characters: int, seed: int = 42) -> list[dict[str, A
         now += timedelta(minutes=rng.randint(5, 60))
         actor = rng.choice(ids)
         pool = [c for c in ids if c != actor]
-        action, reality, others, place = draw_scene(
-            rng, actor, last, lambda pool=pool: rng.sample(pool, min(rng.randint(0, 2), len(pool))))
+
+        def drawn(pool: list[str] = pool) -> list[str]:
+            return rng.sample(pool, min(rng.randint(0, 2), len(pool)))
+
+        action, reality, others, place = draw_scene(rng, actor, last, drawn)
         pool = [c for c in ids if c != actor and c not in others]
         observers = rng.sample(pool, min(rng.randint(0, 2), len(pool)))
         turns.append({"id": f"t{i:06d}", "world_time": now.isoformat().replace("+00:00", "Z"),

@@ -14,7 +14,8 @@ import pytest
 
 from curator import Curator, time_writes
 from curator.api import cycles
-from evals.scale_world import game_turns
+from evals.scale_floor import floor_ms, traced_writes
+from evals.scale_world import copy_world, game_turns
 
 
 def _turn(n: int, actor: str, *, observers: tuple[str, ...] = (), hour: int = 8) -> dict[str, Any]:
@@ -250,3 +251,37 @@ def test_turns_go_in_between_the_batches_of_a_fade(tmp_path: Path, monkeypatch: 
         stamps = {r[0]: r[1] for r in fader.world.conn.execute("select id, strength_at from memories")}
         archived = {r[0] for r in fader.world.conn.execute("select id from memory_archive")}
         assert all(m in archived or stamps[m] >= "2025-02-01T00:00:00" for m in before)
+
+
+def _tables(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows, in order (the search index read through its own table)."""
+    import sqlite3
+    conn = sqlite3.connect(path)
+    names = [r[0] for r in conn.execute(
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite%' "
+        "and name not like '%fts_%' and sql not like 'create virtual%' collate nocase")]
+    rows = {name: sorted(conn.execute(f"select * from [{name}]").fetchall(), key=repr) for name in names}
+    rows["memory_fts"] = conn.execute("select rowid, * from memory_fts order by rowid").fetchall()
+    conn.close()
+    return rows
+
+
+def test_the_floor_writes_the_rows_observe_wrote(tmp_path: Path) -> None:
+    """The benchmark's floor replays what observe wrote, statement for statement with the same
+    parameters: two copies of one world, one observed and one replayed, end up the same."""
+    turns = list(game_turns(260, characters=40, active=12, seed=5))
+    base = tmp_path / "base.db"
+    with Curator(base) as curator:
+        for turn in turns[:200]:
+            curator.observe(turn)
+    counted: list[int] = []
+    writes, autocheckpoint = traced_writes(copy_world(base, tmp_path / "observed.db"), turns[200:], counted)
+    assert autocheckpoint > 1_000  # the writer's own, larger than SQLite's default (checkpoint.py)
+    assert len(writes) == len(counted) == 60 and all(counted)
+    assert sum(len(w) for w in writes) > 60 and any(many for w in writes for _, _, many in w)
+    times = floor_ms(copy_world(base, tmp_path / "replayed.db"), writes, autocheckpoint)
+    assert len(times) == 60 and all(t > 0 for t in times)
+    observed, replayed = _tables(tmp_path / "observed.db"), _tables(tmp_path / "replayed.db")
+    assert observed.keys() == replayed.keys() and len(observed["memories"]) > len(_tables(base)["memories"])
+    for name in observed:
+        assert observed[name] == replayed[name], name

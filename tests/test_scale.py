@@ -171,6 +171,26 @@ def _many_memories(path: Path) -> None:
         curator.observe_many(list(game_turns(150, characters=12, active=8, seed=7)))
 
 
+def test_fading_writes_each_row_as_a_whole_row_update_would(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fading writes only a memory's strength and when it was set (`World.set_strength`): every
+    column of every row ends as it did when fading wrote the whole row (`update_memory`)."""
+    from curator.store.world import World
+    _many_memories(tmp_path / "lean.db")
+    shutil.copyfile(tmp_path / "lean.db", tmp_path / "whole.db")
+    until = "2025-03-01T00:00:00Z"
+    rows = "select * from memories order by seq"
+    with Curator(tmp_path / "lean.db") as lean:
+        lean.fade(until)
+        expected = lean.world.conn.execute(rows).fetchall()
+    monkeypatch.setattr(World, "set_strength", World.update_memory)
+    with Curator(tmp_path / "whole.db") as whole:
+        before = whole.world.conn.execute(rows).fetchall()
+        whole.fade(until)
+        assert whole.world.conn.execute(rows).fetchall() == expected
+    assert expected != before[:len(expected)]  # fading changed strengths (and archived some)
+
+
 @pytest.mark.parametrize(("batch", "budget"), [(4, 10.0), (500, 0.0), (1, 10.0)])
 def test_fading_in_short_batches_fades_as_one_batch_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          batch: int, budget: float) -> None:

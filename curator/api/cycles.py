@@ -82,7 +82,7 @@ def _fade_batch(curation: Curation, when: datetime, after: int, deadline: float)
         for seq, memory in world.recent_memories_before(when, after=after, limit=asked):
             read, after = read + 1, seq
             if not curation.fade_memory(memory, when):
-                world.update_memory(memory)
+                world.set_strength(memory)
             if time.perf_counter() > deadline:
                 return after
         if read < asked:

@@ -39,6 +39,10 @@ from curator.model.answer_checks import check_text
 # The longest text any decision holds is a summary or a narrative (1,200 characters).
 MAX_MODEL_STRING = 2_000
 MAX_MODEL_ITEMS = 128  # a turn names at most 64 characters besides the perceiver
+# What the bounds walk enters. Tuples, not `str | dict`: isinstance against a union type
+# costs several times as much, and every decision of a turn is walked.
+_SEQUENCES = (list, tuple)
+_WALKED = (str, dict, list, tuple)
 
 _SCOPE: ContextVar[dict[str, Any] | None] = ContextVar("curator_validation_scope", default=None)
 
@@ -158,10 +162,6 @@ def _within_bounds(value: Any, depth: int) -> bool:
     return True
 
 
-# Tuples, not `str | dict`: isinstance against a union type costs several times as much.
-_SEQUENCES = (list, tuple)
-_WALKED = (str, dict, list, tuple)
-
 class MemoryView(BaseModel):
     """A memory as a decision sees it."""
 
@@ -187,4 +187,3 @@ class MemoryView(BaseModel):
             "valence": memory.valence, "importance": memory.importance, "strength": memory.strength,
             "recall_count": memory.recall_count, "created_at": iso(memory.created_at),
             "traits": list(memory.traits)})
-

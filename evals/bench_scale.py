@@ -43,7 +43,7 @@ from typing import Any
 
 from curator import Curator, display_name, time_writes
 from evals.scale_floor import floor_ms, traced_writes
-from evals.scale_world import copy_world, grown_world, measured_turns, observe_all
+from evals.scale_world import copy_world, grown_world, measured_turns, observe_all, remove_world
 
 FULL = {"characters": 10_000, "turns": 100_000, "window": 10_000, "active": 300, "seed": 42}
 QUICK = {"characters": 500, "turns": 3_000, "window": 1_000, "active": 60, "seed": 42}
@@ -168,8 +168,7 @@ def bench_scale(quick: bool = False, keep: Path | None = None, log: Any = None) 
         r["statements_p95"] = pct([float(n) for n in ran], 95)
         say("replaying them as bare transactions (the floor)")
         floor = floor_ms(copy_world(grown, scratch / "trace.db"), writes, autocheckpoint)
-        for suffix in ("", "-wal", "-shm"):  # the floor's log is up to ~40 MB (wal_autocheckpoint)
-            Path(f"{scratch / 'trace.db'}{suffix}").unlink(missing_ok=True)
+        remove_world(scratch / "trace.db")  # with the floor's log (up to ~40 MB)
         r["floor_p50_ms"], r["floor_p95_ms"] = pct(floor, 50), pct(floor, 95)
         say(f"observing the last {len(window):,} turns")
         world = copy_world(grown, scratch / "world.db")

@@ -56,9 +56,8 @@ class _Recording:
 def traced_writes(path: Path, turns: list[dict[str, Any]],
                   counted: list[int] | None = None) -> tuple[list[list[Write]], int]:
     """Each turn's write statements with their parameters, as `observe` ran them, and the
-    writer's `wal_autocheckpoint`; with
-    `counted`, each turn's count of every statement SQLite ran for it (reads, writes and the
-    search index's own), a figure the machine's load does not move."""
+    writer's `wal_autocheckpoint`; with `counted`, each turn's count of every statement SQLite
+    ran for it (reads, writes and the search index's own), a figure the load does not move."""
     per_turn: list[list[Write]] = []
     with Curator(path) as curator:
         current: list[Write] = []

@@ -116,10 +116,16 @@ def grown_world(keep: Path | None, scratch: Path, sizes: dict[str, int],
     return target, grown
 
 
+def remove_world(path: Path) -> None:
+    """A world file gone with its log, log index and lock beside it (a log left behind would be
+    applied to the next file copied to the same path)."""
+    for suffix in ("", "-wal", "-shm", "-lock"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
 def copy_world(source: Path, to: Path) -> Path:
     """A fresh copy of a world file (checkpointed: no -wal beside it)."""
-    for suffix in ("", "-wal", "-shm", "-lock"):
-        Path(str(to) + suffix).unlink(missing_ok=True)
+    remove_world(to)
     shutil.copyfile(source, to)
     return to
 

@@ -24,7 +24,7 @@ from curator import Curator
 from curator.cli import cli
 
 A = "a b!"  # not a character id, nor a label
-MEMORY = "m_4b470a27fd46b4eb"  # bear's core memory of the poacher's trap (turn t034)
+MEMORY = "m_0edf16ba504b470a27fd46"  # bear's core memory of the poacher's trap (turn t034)
 TURN = {"id": "new-1", "world_time": "2026-01-01T00:00:00Z", "actor": "bear",
         "intent": {"action": "Sleep"}, "reality": "You sleep."}
 

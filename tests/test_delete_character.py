@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from curator import Curator, UnknownCharacter
+from curator.store import text_index
 
 
 @pytest.fixture
@@ -46,6 +47,8 @@ def references(curator: Curator, character: str) -> dict[str, int]:
 
 
 def test_nothing_refers_to_a_deleted_character(world: Curator) -> None:
+    for character in world.characters():  # as a search of each would: the index then names bear
+        text_index.bring_up_to_date(world.world, character)
     before = references(world, "bear")
     # The check sees bear everywhere it should be, so an empty result below means something.
     for where in ("characters.id", "memories.owner", "memories.subject", "memory_archive.owner",

@@ -1,7 +1,8 @@
 """The recall indexes: full-text search over a character's memories and their neighbours.
 
 The FTS5 tables and the triggers that keep them in step with `memories`, `memory_archive`,
-`relationships` and `passages` are created by migration m004. An indexed memory's rowid is
+`relationships` and `passages` are created by migration m004; since m019 a character's new
+memories are indexed when its memories are next searched (store/text_index.py). An indexed memory's rowid is
 its `seq`, which it keeps when it is archived, so live and archived memories are searched
 together. Plain SQL, like store.py; nothing here knows how scores are combined (recall.py).
 """
@@ -14,6 +15,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from curator.domain.models import Memory, MemoryKind, Tier, iso
+from curator.store import text_index
 from curator.store.rows import SELECT_MEMORY, archived_from_row, memory_from_row
 from curator.store.world import World
 
@@ -57,6 +59,7 @@ def search_memories(world: World, owner: str, match: str, limit: int
     """(seq, score, matched words) of the owner's memories, live or archived, matching an FTS5
     expression, best first; score is bm25 made positive (bigger is better), matched words
     the text's tokens that matched, as written."""
+    text_index.bring_up_to_date(world, owner)  # memories formed since its last search
     # FTS5's own rank (bm25 over the text column only): ordering by it skips SQL's sorter.
     rows = world.conn.execute(
         "select rowid, -rank, highlight(memory_fts, 0, char(1), char(2)) from memory_fts "

@@ -17,6 +17,7 @@ from curator.store.m012_knowing import M012_SCRIPT
 from curator.store.m013_budgets import create_budgets
 from curator.store.m014_vectors import M014_SCRIPT
 from curator.store.m015_staging import M015_SCRIPT
+from curator.store.m019_text_index import M019_SCRIPT, MARKS
 from curator.store.saves_schema import SAVES_SCHEMA
 
 migrations = Migrations("curator")
@@ -359,6 +360,15 @@ def m018_import_publishing(db: Database) -> None:
     db.conn.execute("create table if not exists import_pending (import_id text not null, "
                     "n integer not null, as_of text, doc text not null, "
                     "primary key (import_id, n))")
+
+
+@migrations()
+def m019_index_when_searched(db: Database) -> None:
+    """A turn's new memories are indexed for full-text search when their owner's memories are
+    next searched, not by the turn (m019_text_index.py, store/text_index.py; issue #17)."""
+    if "fts_through" not in {row[1] for row in db.conn.execute("pragma table_info(characters)")}:
+        _run_script(db.conn, MARKS)
+    _run_script(db.conn, M019_SCRIPT)
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:

@@ -34,7 +34,7 @@ from curator.store.world import World
 from curator.turn.narration import retell
 from curator.turn.phrasing import sentence
 from curator.turn.pipeline import Curation
-from curator.turn.threads import Thread, clamp, memory_change, memory_id
+from curator.turn.threads import Thread, clamp, formed_memory_id, memory_change
 
 WITNESS_SHIFT = 0.1  # what an observer's judgement of an actor moves its sentiment (fallback.py)
 DEFAULT_IMPORTANCE = 0.3  # a story whose teller holds no memory of it ("minor")
@@ -180,7 +180,8 @@ def hear(curation: Curation, turn: Turn, story: Story, listener: str) -> None:
     valence = clamp(round(basis.valence * scale, 4)) if basis is not None else 0.0
     importance = min(1.0, basis.importance * scale) if basis is not None else DEFAULT_IMPORTANCE * trust
     memory = trusted(Memory, {  # in the model's field order (construct.trusted)
-        "id": memory_id(turn.id, listener, _INDEX + story.index), "owner": listener, "subject": subject,
+        "id": formed_memory_id(turn.world_time, turn.id, listener, _INDEX + story.index), "owner": listener,
+        "subject": subject,
         "content": words(story, listener),
         "kind": basis.kind if basis is not None else MemoryKind.DISCOVERY,
         "emotional_impact": basis.emotional_impact if basis is not None else "curious",

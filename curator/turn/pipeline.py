@@ -41,7 +41,7 @@ from curator.turn.lenses import combine, lens_weights, retain
 from curator.turn.narration import retell
 from curator.turn.perspective import Aliases
 from curator.turn.summaries import summary_tone
-from curator.turn.threads import Thread, clamp, memory_change, memory_id, unseen_intent
+from curator.turn.threads import Thread, clamp, formed_memory_id, memory_change, unseen_intent
 
 
 @dataclass
@@ -237,7 +237,8 @@ class Curation:
                 self._trust_log += attributes.at_turn(self.config.evolution, rel, repeat)
             return
         memory = trusted(Memory, {  # a draft's fields were validated; in the model's order
-            "id": memory_id(turn.id, thread.owner, index), "owner": thread.owner, "subject": draft.subject,
+            "id": formed_memory_id(turn.world_time, turn.id, thread.owner, index), "owner": thread.owner,
+            "subject": draft.subject,
             "content": draft.content, "kind": draft.kind, "emotional_impact": draft.emotional_impact,
             "valence": draft.valence, "importance": kept.importance, "tier": Tier.RECENT, "strength": 1.0,
             "recall_count": 0, "last_recalled": turn.world_time, "created_at": turn.world_time,

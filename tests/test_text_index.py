@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,27 @@ def test_a_world_from_before_m019_keeps_its_index_and_defers_what_comes_next(
         assert _indexed(world) == before  # the new memories wait
         assert text_index.unindexed(world, "bear") > 0
         assert "honeycomb" in curator.search("bear", "honeycomb")[0].memory.content
+
+
+def test_a_search_waits_for_another_writer_a_moment_not_the_busy_timeout(
+        tmp_path: Path, make_turn: TurnFactory, caplog: pytest.LogCaptureFixture) -> None:
+    db = tmp_path / "w.db"
+    with Curator(db) as curator:  # the default busy timeout: 30 s
+        curator.observe(make_turn("Heron steals your salmon.", others=["heron"]))
+        holder = sqlite3.connect(db, isolation_level=None)  # another program's long write
+        holder.execute("begin immediate")
+        try:
+            started = time.monotonic()
+            with caplog.at_level(logging.WARNING, logger="curator.recall"):
+                curator.search("bear", "salmon")
+            waited = time.monotonic() - started
+        finally:
+            holder.execute("rollback")
+            holder.close()
+        assert text_index.WAIT <= waited < 2.0
+        assert "stayed locked by another writer for 0.25 s" in caplog.text
+        assert text_index.unindexed(curator.world, "bear") > 0
+        # the busy timeout is the world's own again for every other write
+        assert curator.world.conn.execute("pragma busy_timeout").fetchone()[0] == 30_000
+        curator.search("bear", "salmon")
+        assert text_index.unindexed(curator.world, "bear") == 0

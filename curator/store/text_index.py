@@ -11,9 +11,9 @@ Recall calls `bring_up_to_date` for a character before it reads the index for th
 its memories above the mark, live or archived, are indexed in one statement and the mark moves
 to the world's highest seq. Nothing else reads the index, so a search always sees every memory.
 Writing needs the write lock for a moment: inside a write transaction the rows join it; outside
-one they take a short one of their own (context and search are reads, and wait for a writer's
-transaction as any write does). A world that cannot be written (read-only, locked past the
-busy timeout) is searched as it is indexed, with a warning naming what could not be searched.
+one they take a short one of their own, waiting at most `WAIT` for another writer. A world
+that cannot be written then (read-only, or another writer's transaction longer than that) is
+searched as it is indexed, with a warning naming whose newest memories were not searched.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ from curator.domain.errors import WorldLocked, WorldStorageError
 from curator.store.world import World
 
 log = logging.getLogger("curator.recall")
+# How long a search waits for another writer before it reads the index as it is: a write
+# transaction is meant to end within 250 ms (issue #17), and a read must not wait out the
+# busy timeout (30 s by default) behind a longer one.
+WAIT = 0.25
 
 _ABOUT = "trim(coalesce(subject, '') || ' ' || coalesce(place, '') || ' ' || coalesce(domain, ''))"
 # An archived memory is indexed from the archive only when no live row holds its seq (it is
@@ -63,7 +67,7 @@ def bring_up_to_date(world: World, owner: str) -> int:
     if world.conn.in_transaction:
         return _index(world, owner, through)
     try:
-        with world.transaction():
+        with world.transaction(wait=WAIT):
             return _index(world, owner, mark(world, owner) or 0)
     except (WorldLocked, WorldStorageError, sqlite3.Error) as error:
         log.warning("%s's newest memories are not in the search index, so a search by words will "

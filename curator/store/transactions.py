@@ -96,12 +96,14 @@ class Transactions:
         self.conn.close()
 
     @contextmanager
-    def transaction(self, *, commit: bool = True) -> Iterator[Self]:
+    def transaction(self, *, commit: bool = True, wait: float | None = None) -> Iterator[Self]:
         """One write transaction: all of it commits, or none of it does. With commit=False it
         is a dry run: everything is rolled back at the end (rounds.py attempts units so).
+        `wait`: seconds to wait for the write lock, when less than the busy timeout (a read's
+        optional write, store/text_index.py, must not stall the read behind another writer).
         An SQLite error inside it becomes the typed error that names its cause (failures.py)."""
         with self._guard, _gc_paused():
-            self._begin()
+            self._begin(self.busy_timeout if wait is None else min(wait, self.busy_timeout))
             timer = _write_timer
             held = time.perf_counter() if timer is not None else 0.0
             try:
@@ -133,13 +135,14 @@ class Transactions:
         if self.checkpointer is not None:
             self.checkpointer.committed()
 
-    def _queue(self, locked: str) -> None:
-        """Wait for this connection's turn in the writers' queue (when the world has one);
-        `WorldLocked` saying the world `locked` (how long, or while what) past the wait."""
+    def _queue(self, locked: str, wait: float | None = None) -> None:
+        """Wait for this connection's turn in the writers' queue (when the world has one), at
+        most `wait` seconds (the busy timeout); `WorldLocked` saying the world `locked` (how
+        long, or while what) past the wait."""
         if self.writelock is None:
             return
         try:
-            self.writelock.acquire(self.busy_timeout)
+            self.writelock.acquire(self.busy_timeout if wait is None else wait)
         except LockTimeout as error:
             raise WorldLocked(f"world {self.path} stayed locked {locked}") from error
         except OSError as error:  # the lock file went away or its folder turned read-only
@@ -156,28 +159,35 @@ class Transactions:
             if self.writelock is not None:
                 self.writelock.release()
 
-    def _begin(self) -> None:
-        """BEGIN IMMEDIATE once this connection's turn in the writers' queue has come. SQLite's
-        busy handler covers writers that do not queue (another program); a busy answer it
-        gives back early (a log being recovered) is tried again with a growing pause."""
-        deadline = time.monotonic() + self.busy_timeout
-        self._queue(f"by other writers for {self.busy_timeout:g} s")
+    def _begin(self, wait: float) -> None:
+        """BEGIN IMMEDIATE once this connection's turn in the writers' queue has come, within
+        `wait` seconds. SQLite's busy handler covers writers that do not queue (another
+        program); a busy answer it gives back early (a log being recovered) is tried again
+        with a growing pause."""
+        deadline = time.monotonic() + wait
+        self._queue(f"by other writers for {wait:g} s", wait)
+        if wait < self.busy_timeout:  # SQLite's own handler would wait the whole busy timeout
+            self.conn.execute(f"pragma busy_timeout = {int(wait * 1000)}")
         pause = 0.002
-        while True:
-            try:
-                self.conn.execute("begin immediate")
-                return
-            except sqlite3.Error as error:
-                left = deadline - time.monotonic()
-                if not is_locked(error) or left <= 0:
-                    if self.writelock is not None:
-                        self.writelock.release()
-                    if is_locked(error):
-                        raise WorldLocked(f"world {self.path} stayed locked by another writer "
-                                          f"for {self.busy_timeout:g} s") from error
-                    raise translate(error, self.path) from error
-                time.sleep(min(left, pause * random.uniform(0.5, 1.5)))  # jitter: waiters apart
-                pause = min(pause * 2, 0.1)
+        try:
+            while True:
+                try:
+                    self.conn.execute("begin immediate")
+                    return
+                except sqlite3.Error as error:
+                    left = deadline - time.monotonic()
+                    if not is_locked(error) or left <= 0:
+                        if self.writelock is not None:
+                            self.writelock.release()
+                        if is_locked(error):
+                            raise WorldLocked(f"world {self.path} stayed locked by another writer "
+                                              f"for {wait:g} s") from error
+                        raise translate(error, self.path) from error
+                    time.sleep(min(left, pause * random.uniform(0.5, 1.5)))  # jitter: waiters apart
+                    pause = min(pause * 2, 0.1)
+        finally:
+            if wait < self.busy_timeout:
+                self.conn.execute(f"pragma busy_timeout = {int(self.busy_timeout * 1000)}")
 
     def _rollback(self) -> None:
         """Roll back what is left: SQLite may already have rolled the transaction back (a

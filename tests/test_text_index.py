@@ -136,3 +136,25 @@ def test_a_search_waits_for_another_writer_a_moment_not_the_busy_timeout(
         assert curator.world.conn.execute("pragma busy_timeout").fetchone()[0] == 30_000
         curator.search("bear", "salmon")
         assert text_index.unindexed(curator.world, "bear") == 0
+
+
+def test_many_waiting_memories_are_indexed_a_batch_a_transaction(
+        tmp_path: Path, make_turn: TurnFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A character searched for the first time after years of turns: no one long write.
+    from curator.store.transactions import time_writes
+
+    with Curator(tmp_path / "w.db") as curator:
+        for deed in ("steals your trout", "shares a honeycomb with you", "growls at you",
+                     "pulls you out of the river", "shows you the ford"):
+            curator.observe(make_turn(f"Wolf {deed}.", others=["wolf"]))
+        world = curator.world
+        waiting = text_index.unindexed(world, "bear")
+        assert waiting > 3
+        monkeypatch.setattr(text_index, "BATCH", 3)
+        held: list[float] = []
+        with time_writes(held.append):
+            assert text_index.bring_up_to_date(world, "bear") == waiting
+        assert len(held) == waiting // 3 + 1  # the last batch is the one with fewer than 3 (maybe 0)
+        assert text_index.unindexed(world, "bear") == 0
+        assert text_index.mark(world, "bear") == max(_seqs(world, "bear") | _seqs(world, "wolf"))
+        assert _indexed(world) == _seqs(world, "bear")

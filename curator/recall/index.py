@@ -2,9 +2,10 @@
 
 The FTS5 tables and the triggers that keep them in step with `memories`, `memory_archive`,
 `relationships` and `passages` are created by migration m004; since m019 a character's new
-memories are indexed when its memories are next searched (store/text_index.py). An indexed memory's rowid is
-its `seq`, which it keeps when it is archived, so live and archived memories are searched
-together. Plain SQL, like store.py; nothing here knows how scores are combined (recall.py).
+memories are indexed when its memories are next searched (store/text_index.py). An indexed
+memory's rowid is its `seq`, which it keeps when it is archived, so live and archived memories
+are searched together. Plain SQL, like store.py; nothing here knows how scores are combined
+(recall.py).
 """
 
 from __future__ import annotations

@@ -41,8 +41,6 @@ _UNINDEXED = (f"select seq, content, {_ABOUT}, owner from memories where owner =
               "and not exists (select 1 from memories m where m.seq = a.seq)")
 _WAITING = ("select exists (select 1 from memories where owner = :owner and seq > :mark) "
             "or exists (select 1 from memory_archive where owner = :owner and seq > :mark)")
-_HIGHEST = ("select max(coalesce((select max(seq) from memories), 0), "
-            "coalesce((select max(seq) from memory_archive), 0))")
 
 
 def mark(world: World, owner: str) -> int | None:
@@ -91,9 +89,5 @@ def _index(world: World, owner: str, through: int, limit: int | None) -> tuple[i
                            "values (?, ?, ?, ?)", rows)
     done = limit is None or len(rows) < limit
     world.conn.execute("update characters set fts_through = ? where id = ?",
-                       (_highest(world) if done else rows[-1][0], owner))
+                       (world.next_memory_seq() - 1 if done else rows[-1][0], owner))
     return len(rows), done
-
-
-def _highest(world: World) -> int:
-    return int(world.conn.execute(_HIGHEST).fetchone()[0])

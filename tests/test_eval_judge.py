@@ -102,11 +102,17 @@ def test_the_command_prints_the_fields_and_json(tmp_path: Path) -> None:
 
 def test_the_shipped_stories_are_what_their_readme_promises() -> None:
     stories = load_stories([JUDGE])
-    assert len(stories) >= 5 and all(len(s.turns) >= 25 for s in stories)
     readings = [(t, who, g) for s in stories for t in s.turns for who, g in t.gold.items()]
     assert len({t.id for t, _, _ in readings}) >= 120
-    held_out = sum(t.split == "test" for s in stories for t in s.turns)
-    assert 0.25 <= held_out / sum(len(s.turns) for s in stories) <= 0.4
+    # the first six: tuned on their dev turns, about a third held out
+    split = [s for s in stories if any(t.split == "dev" for t in s.turns)]
+    assert len(split) >= 5 and all(len(s.turns) >= 25 for s in split)
+    held_out = sum(t.split == "test" for s in split for t in s.turns)
+    assert 0.25 <= held_out / sum(len(s.turns) for s in split) <= 0.4
+    # the fresh set, written after all tuning: every turn held out
+    fresh = {s.name for s in stories if s not in split}
+    assert fresh == {"judge_pirates", "judge_kitchen", "judge_expedition"}
+    assert sum(len(s.turns) for s in stories if s.name in fresh) >= 48
     for _, who, gold in readings:
         assert who not in gold.helped and who not in gold.harmed and who not in gold.valence
         assert not gold.core or gold.significance == "high"

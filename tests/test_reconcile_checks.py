@@ -83,3 +83,15 @@ def test_a_one_sided_summary_is_sent_back_and_the_second_answer_is_used(
     assert "summary must hold the new memory beside the old view" in told and "'protective'" in told
     assert step.decided_by == "model" and calls[0].attempts == 2
     assert wolf.long_term_summary == answers["both_views"]["summary"]
+
+
+def test_the_rules_own_summary_of_a_contradiction_holds_the_new_memory() -> None:
+    """The fallback's summary, put as a model's answer, passes the check it stands in for."""
+    from test_prompts import reconcile_input
+
+    from curator.turn import fallback
+
+    inputs = reconcile_input()
+    summary = fallback.reconcile(inputs).summary
+    assert reconcile_context(inputs.memory, inputs.other)["shows"] == ["loyal", "brave"]
+    assert _checked(summary, inputs.memory).summary == summary

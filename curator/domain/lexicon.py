@@ -348,6 +348,17 @@ def traits_of(words: Iterable[str]) -> list[str]:
     return found
 
 
+_TRAIT_STEMS = {trait[:4]: trait for trait in POSITIVE_TRAITS | NEGATIVE_TRAITS}
+
+
+def trait_sides(text: str) -> set[int]:
+    """The sides a text takes of someone, +1 and -1: the traits it names ("loyalty",
+    "territorial", "kindness") or shows by a deed ("he lied to me", "saved me")."""
+    words = tokens(text)
+    named = {_TRAIT_STEMS[word[:4]] for word in words if word[:4] in _TRAIT_STEMS}
+    return {trait_polarity(trait) for trait in (*named, *traits_of(words))} - {0}
+
+
 def trait_polarity(trait: str) -> int:
     if trait in POSITIVE_TRAITS:
         return 1

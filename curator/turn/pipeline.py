@@ -27,7 +27,7 @@ from curator.store.world import World
 from curator.turn import appraisal, dedup, fallback, steps
 from curator.turn.appraisal import AppraiseInput, MemoryAppraisal, lens_views
 from curator.turn.cast import Cast
-from curator.turn.decisions import MemoryDraft
+from curator.turn.decisions import MemoryDraft, reconcile_context
 from curator.turn.inputs import (
     ConsolidateInput,
     CoreReviewInput,
@@ -341,7 +341,8 @@ class Curation:
         inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
                                 other=rel.other, memory=MemoryView.of(memory),
                                 relationship=RelationView.of(rel), contradiction=True)
-        decision, record = self.decider.decide(steps.RECONCILE, inputs, character=thread.owner)
+        decision, record = self.decider.decide(steps.RECONCILE, inputs, character=thread.owner,
+                                               context=reconcile_context(inputs.memory, rel.other))
         self.changes.steps.append(record)
         rel.long_term_summary = decision.summary
         rel.overall_bond = clamp(rel.overall_bond + decision.bond_shift)

@@ -1,0 +1,97 @@
+"""A contradiction's summary holds the new memory beside the old view: a model's summary that
+keeps only the old one ("Wolf is mostly territorial, but he can surprise me with fear", just
+after Wolf saved Bear's life) is sent back saying what the memory shows, and the second answer
+is used. Model answers are scripted (tests/fixtures/scripted/one_sided.json), served through
+respx by test_answer_checks' feud world."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import scripted
+from pydantic import ValidationError
+from test_answer_checks import _rescue
+
+from curator.domain.lexicon import trait_sides
+from curator.model.decision import MemoryView
+from curator.model.llm import ModelSettings
+from curator.turn.decisions import Reconciliation, reconcile_context
+
+RESCUE = MemoryView(id="m1", subject="wolf", kind="kindness", content="I nearly drowned crossing the "
+                    "frozen river, but Wolf saved my life.", emotional_impact="grateful", valence=0.8,
+                    importance=0.9, strength=1.0, recall_count=0, created_at="2025-01-09T15:00:00Z",
+                    traits=["protective"])
+ANSWER = {"conflict": True, "bond_shift": 0.1, "reason": "He saved me."}
+
+
+@pytest.mark.parametrize(("text", "sides"), [
+    ("Wolf is mostly territorial, but he can surprise me with loyalty.", {1, -1}),  # named traits
+    ("Fox is kind to me.", {1}),
+    ("Fox lied to me again.", {-1}),  # a deed of one side
+    ("Wolf saved me from the ice.", {1}),
+    ("Wolf is mostly territorial, but he can surprise me with fear.", {-1}),
+    ("I do not know what to make of him.", set()),
+])
+def test_the_sides_a_text_takes(text: str, sides: set[int]) -> None:
+    assert trait_sides(text) == sides
+
+
+def _checked(summary: str, memory: MemoryView = RESCUE) -> Reconciliation:
+    return Reconciliation.model_validate({**ANSWER, "summary": summary},
+                                         context=reconcile_context(memory, "wolf"))
+
+
+@pytest.mark.parametrize("summary", [
+    "Wolf is mostly territorial, but he can surprise me with fear.",  # the old side twice
+    "Wolf is mostly selfish, but he can surprise me with aggression.",
+    "I now see Wolf as more cautious. I do not know what to make of him.",  # neither side, nor the memory
+])
+def test_a_summary_that_keeps_only_the_old_view_is_refused_with_what_to_say(summary: str) -> None:
+    with pytest.raises(ValidationError) as refused:
+        _checked(summary)
+    assert "summary must hold the new memory beside the old view" in str(refused.value)
+    assert "'protective'" in str(refused.value)
+
+
+@pytest.mark.parametrize("summary", [
+    "Wolf is mostly territorial, but he can surprise me with loyalty.",  # reconcile.j2's own example
+    "Wolf is territorial, yet he risked himself for me. I owe him my life: he saved me.",
+    "Wolf drives me off my spot, but when I nearly drowned crossing the frozen river he was there.",
+])
+def test_a_summary_that_holds_the_new_memory_passes(summary: str) -> None:
+    assert _checked(summary).summary == summary
+
+
+def test_a_memory_of_mixed_or_no_sides_is_not_checked() -> None:
+    mixed = RESCUE.model_copy(update={"traits": ["protective", "aggressive"]})
+    assert reconcile_context(mixed, "wolf") == {}
+    assert reconcile_context(RESCUE.model_copy(update={"traits": ["curious"]}), "wolf") == {}
+    assert _checked("Wolf is mostly territorial.", mixed).summary == "Wolf is mostly territorial."
+    # the fallback and decisions read back carry no context: never refused
+    assert Reconciliation.model_validate({**ANSWER, "summary": "Wolf is territorial."}).summary
+
+
+def test_a_one_sided_summary_is_sent_back_and_the_second_answer_is_used(
+        tmp_path: Path, model_settings: ModelSettings) -> None:
+    answers = scripted("one_sided")
+    step, wolf, calls, asks = _rescue(tmp_path / "world.db", model_settings,
+                                      [answers["old_view_only"], answers["both_views"]])
+    assert len(asks) == 2  # the reconcile and its one retry
+    told = asks[1][-1]["content"]
+    assert asks[1][-2]["role"] == "assistant" and "surprise me with fear" in asks[1][-2]["content"]
+    assert "summary must hold the new memory beside the old view" in told and "'protective'" in told
+    assert step.decided_by == "model" and calls[0].attempts == 2
+    assert wolf.long_term_summary == answers["both_views"]["summary"]
+
+
+def test_the_rules_own_summary_of_a_contradiction_holds_the_new_memory() -> None:
+    """The fallback's summary, put as a model's answer, passes the check it stands in for."""
+    from test_prompts import reconcile_input
+
+    from curator.turn import fallback
+
+    inputs = reconcile_input()
+    summary = fallback.reconcile(inputs).summary
+    assert reconcile_context(inputs.memory, inputs.other)["shows"] == ["loyal", "brave"]
+    assert _checked(summary, inputs.memory).summary == summary

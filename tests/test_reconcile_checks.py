@@ -32,6 +32,8 @@ ANSWER = {"conflict": True, "bond_shift": 0.1, "reason": "He saved me."}
     ("Wolf saved me from the ice.", {1}),
     ("Wolf is mostly territorial, but he can surprise me with fear.", {-1}),
     ("I do not know what to make of him.", set()),
+    ("I meant to thank him; he is himself again, a decent sort.", set()),  # no trait in "meant", "decent"
+    ("His aggression scares me, but his bravery and kindness are real.", {1, -1}),
 ])
 def test_the_sides_a_text_takes(text: str, sides: set[int]) -> None:
     assert trait_sides(text) == sides

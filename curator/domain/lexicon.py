@@ -348,14 +348,21 @@ def traits_of(words: Iterable[str]) -> list[str]:
     return found
 
 
-_TRAIT_STEMS = {trait[:4]: trait for trait in POSITIVE_TRAITS | NEGATIVE_TRAITS}
+# A trait named in any of its forms ("loyalty", "aggression", "kindness"); "kind" and "mean"
+# only as words of their own ("kindly", not "kindle"; "meanness", not "meant").
+_TRAIT_WORDS = re.compile(
+    r"^(?:(protect)|(generos)|(helpful)|(kind(?:ness|ly|er|est)?$)|(loyal)|(brave)"
+    r"|(decei|decept)|(selfish)|(territor)|(aggress)|(danger)|(mean(?:ness|er|est)?$)|(aloof))")
+_TRAIT_OF_GROUP = ("protective", "generous", "helpful", "kind", "loyal", "brave", "deceitful",
+                   "selfish", "territorial", "aggressive", "dangerous", "mean", "aloof")
 
 
 def trait_sides(text: str) -> set[int]:
     """The sides a text takes of someone, +1 and -1: the traits it names ("loyalty",
     "territorial", "kindness") or shows by a deed ("he lied to me", "saved me")."""
     words = tokens(text)
-    named = {_TRAIT_STEMS[word[:4]] for word in words if word[:4] in _TRAIT_STEMS}
+    named = [_TRAIT_OF_GROUP[found.lastindex - 1] for found in map(_TRAIT_WORDS.match, words)
+             if found is not None and found.lastindex is not None]
     return {trait_polarity(trait) for trait in (*named, *traits_of(words))} - {0}
 
 

@@ -351,18 +351,18 @@ def traits_of(words: Iterable[str]) -> list[str]:
 # A trait named in any of its forms ("loyalty", "aggression", "kindness"); "kind" and "mean"
 # only as words of their own ("kindly", not "kindle"; "meanness", not "meant").
 _TRAIT_WORDS = re.compile(
-    r"^(?:(protect)|(generos)|(helpful)|(kind(?:ness|ly|er|est)?$)|(loyal)|(brave)"
-    r"|(decei|decept)|(selfish)|(territor)|(aggress)|(danger)|(mean(?:ness|er|est)?$)|(aloof))")
-_TRAIT_OF_GROUP = ("protective", "generous", "helpful", "kind", "loyal", "brave", "deceitful",
-                   "selfish", "territorial", "aggressive", "dangerous", "mean", "aloof")
+    r"^(?:(?P<protective>protect)|(?P<generous>generos)|(?P<helpful>helpful)"
+    r"|(?P<kind>kind(?:ness|ly|er|est)?$)|(?P<loyal>loyal)|(?P<brave>brave)"
+    r"|(?P<deceitful>decei|decept)|(?P<selfish>selfish)|(?P<territorial>territor)"
+    r"|(?P<aggressive>aggress)|(?P<dangerous>danger)|(?P<mean>mean(?:ness|er|est)?$)|(?P<aloof>aloof))")
 
 
 def trait_sides(text: str) -> set[int]:
     """The sides a text takes of someone, +1 and -1: the traits it names ("loyalty",
     "territorial", "kindness") or shows by a deed ("he lied to me", "saved me")."""
     words = tokens(text)
-    named = [_TRAIT_OF_GROUP[found.lastindex - 1] for found in map(_TRAIT_WORDS.match, words)
-             if found is not None and found.lastindex is not None]
+    named = [found.lastgroup for found in map(_TRAIT_WORDS.match, words)
+             if found is not None and found.lastgroup is not None]
     return {trait_polarity(trait) for trait in (*named, *traits_of(words))} - {0}
 
 

@@ -174,15 +174,15 @@ class Reconciliation(DecisionModel):
         # the new memory when it takes the side the memory shows (a trait named or a deed of
         # that side) or tells the memory in its words.
         context = decision_context(info)
-        shows, memory = context.get("shows"), context.get("memory", "")
+        shows = context.get("shows")  # with "memory" and "other" (reconcile_context)
         if not shows or trait_polarity(shows[0]) in trait_sides(value):
             return value
-        if len((stems(value) & stems(memory)) - stems(context.get("other", ""))) >= GROUNDING_WORDS:
+        if len((stems(value) & stems(context["memory"])) - stems(context["other"])) >= GROUNDING_WORDS:
             return value
         # Told only what was missing, the 1.5B model sent the same summary back word for word
         # (3 of 3 in the eval cases); shown the sentence to write, it mended 3 of 4 ("Wolf is
         # mostly selfish, but he can be protective"). Where it does not, the rules' summary stands.
-        name = context.get("other") or "them"
+        name = context["other"]
         raise ValueError(f"summary must hold the new memory beside the old view, and it says nothing "
                          f"of it; write the summary again, saying what the new memory shows of {name} "
                          f"in a word like {' or '.join(map(repr, shows))}: \"…, but {name} can be "

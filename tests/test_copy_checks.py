@@ -39,7 +39,7 @@ ANSWER = {"harm": True, "danger": True, "significance": "major", "emotion": "fie
 
 def _interpret(memory: str, shown: list[str], told: str = TOLD, seen: str = SEEN) -> str:
     context: dict[str, Any] = {"allowed_subjects": ["wolf", "poacher"], "told": told, "happened": seen,
-                               "shown": shown}
+                               "shown": shown, "perceiver": "bear", "actor": "bear"}
     return JudgementAnswer.model_validate({**ANSWER, "memory": memory}, context=context).memory
 
 
@@ -55,7 +55,9 @@ def test_a_memory_that_retells_the_old_view_is_refused_with_what_happened() -> N
         _interpret(OLD_VIEW, [OLD_VIEW])
     said = str(refused.value)
     assert "memory retells what you knew before" in said and "I was about to cross the river" in said
-    assert "You burst out of the undergrowth and knock the poacher down" in said  # what to tell
+    # what to tell: the first sentence of what happened, in Bear's own voice
+    assert ('as in: "I burst out of the undergrowth and knock the poacher down; he drops his rifle and '
+            'flees down the road."') in said
 
 
 def test_beside_a_sentence_of_this_turn_the_copy_is_dropped() -> None:

@@ -201,7 +201,8 @@ def interpret_context(inputs: InterpretInput) -> dict[str, Any]:
     """What a model's interpret answer is checked against (`JudgementAnswer`): who it may name,
     what happened as the perceiver saw it, and the summaries its prompt showed."""
     seen = inputs.seen or inputs.turn.reality
-    return {"allowed_subjects": inputs.allowed_subjects, "happened": seen,
+    return {"allowed_subjects": inputs.allowed_subjects, "happened": seen, "perceiver": inputs.perceiver,
+            "actor": inputs.turn.actor,
             "told": " ".join((inputs.turn.intent.action, inputs.turn.intent.thought, seen)),
             "shown": [view.summary for view in inputs.relationships.values() if view.summary]}
 

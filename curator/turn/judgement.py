@@ -18,7 +18,7 @@ so a model that breaks them is told what was wrong when it is asked again.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
@@ -26,6 +26,7 @@ from curator.domain.models import Gap, Significance
 from curator.model.decision import DecisionModel, ModelText, decision_context
 from curator.turn.copying import SENTENCE_END as _SENTENCE_END
 from curator.turn.copying import quote, retold, sentences, stems
+from curator.turn.narration import retell
 
 # helped: aided, rescued, gave; kind: thanks, praise, an apology (kind words, no help);
 # blocked: stopped someone before they began; harmed: hurt, stole, spoiled, lied;
@@ -38,6 +39,7 @@ HINDRANCES = frozenset({"blocked", "harmed", "betrayed"})
 MEMORY_WORDS = 40
 MEMORY_CHARS = 300  # what a Judgement's memory holds
 GROUNDING_WORDS = 2  # content words a memory shares with the turn's text, at least
+QUOTE_WORDS = 30  # of what happened, shown to a model whose memory copied something else
 
 
 
@@ -64,6 +66,15 @@ def _copy_of(sentence: str, shown: Iterable[str], grounded: set[str]) -> str | N
     if copied is None or len(stems(sentence) & stems(copied)) <= len(stems(sentence) & grounded):
         return None
     return copied
+
+
+def _first_sentence_told(context: dict[str, Any], told: str) -> str:
+    """What happened, its first sentence in the perceiver's own voice ("I dig out the trap
+    stake"): shown a second-person quote, the 1.5B model kept the "you" in its memory."""
+    happened, perceiver = context.get("happened") or told, context.get("perceiver")
+    if perceiver:
+        happened = retell(happened, perceiver=perceiver, actor=context.get("actor") or perceiver)
+    return quote(sentences(happened)[0], QUOTE_WORDS)
 
 
 class OtherReading(DecisionModel):
@@ -143,10 +154,9 @@ class JudgementAnswer(DecisionModel):
             if copied is not None:
                 # Told only what was wrong, the 1.5B model sends its answer back unchanged;
                 # shown what happened, it retells that (as with reconcile, decisions.py).
-                happened = sentences(decision_context(info).get("happened") or told)[:1]
                 raise ValueError(f"memory retells what you knew before (\"{quote(copied)}\"), not "
-                                 f"what happened now; tell this turn as you will remember it: "
-                                 f"\"{quote(' '.join(happened), 24)}\"")
+                                 f"what happened now; tell this turn in the first person, as in: "
+                                 f"\"{_first_sentence_told(decision_context(info), told)}\"")
             raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
                              "where); it tells something else")
         return " ".join(kept)

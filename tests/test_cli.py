@@ -719,10 +719,11 @@ def _calm(body: dict[str, Any], headers: Any) -> dict[str, Any]:
     user = body["messages"][-1]["content"]
     happened = user.rsplit("<game_text>", 1)[1].split("</game_text>", 1)[0]
     words = " ".join(happened.split()[:12])  # in the game's (or the memory's) words
-    if template.startswith("reconcile.j2@"):  # a summary holds the new memory, in its words
+    if template.startswith("reconcile.j2@"):  # a view (a trait named) that holds the new memory
         memory = user.split("The new memory: <game_text>", 1)[1].split("</game_text>", 1)[0]
         told = " ".join(memory.split()[:12])
-        return {"conflict": False, "summary": told, "bond_shift": 0.0, "reason": told}
+        return {"conflict": False, "summary": f"Kind enough, as ever: {told}", "bond_shift": 0.0,
+                "reason": told}
     assert template.startswith("interpret.j2@")
     return {"harm": False, "danger": False, "significance": "trivial", "emotion": "calm",
             "memory": words}

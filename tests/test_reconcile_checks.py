@@ -17,12 +17,15 @@ from curator.domain.lexicon import trait_sides
 from curator.model.decision import MemoryView
 from curator.model.llm import ModelSettings
 from curator.turn.decisions import Reconciliation, reconcile_context
+from curator.turn.inputs import RelationView
 
 RESCUE = MemoryView(id="m1", subject="wolf", kind="kindness", content="I nearly drowned crossing the "
                     "frozen river, but Wolf saved my life.", emotional_impact="grateful", valence=0.8,
                     importance=0.9, strength=1.0, recall_count=0, created_at="2025-01-09T15:00:00Z",
                     traits=["protective"])
 ANSWER = {"conflict": True, "bond_shift": 0.1, "reason": "He saved me."}
+WOLF = RelationView(other="wolf", summary="Wolf is mostly territorial.", sentiment=-0.6, bond=-0.3,
+                    interactions=4, traits={"territorial": 3}, recent=[], core=[])
 
 
 @pytest.mark.parametrize(("text", "sides"), [
@@ -41,7 +44,7 @@ def test_the_sides_a_text_takes(text: str, sides: set[int]) -> None:
 
 def _checked(summary: str, memory: MemoryView = RESCUE) -> Reconciliation:
     return Reconciliation.model_validate({**ANSWER, "summary": summary},
-                                         context=reconcile_context(memory, "wolf"))
+                                         context=reconcile_context(memory, WOLF))
 
 
 @pytest.mark.parametrize("summary", [
@@ -67,8 +70,8 @@ def test_a_summary_that_holds_the_new_memory_passes(summary: str) -> None:
 
 def test_a_memory_of_mixed_or_no_sides_is_not_checked() -> None:
     mixed = RESCUE.model_copy(update={"traits": ["protective", "aggressive"]})
-    assert reconcile_context(mixed, "wolf") == {}
-    assert reconcile_context(RESCUE.model_copy(update={"traits": ["curious"]}), "wolf") == {}
+    assert "shows" not in reconcile_context(mixed, WOLF)
+    assert "shows" not in reconcile_context(RESCUE.model_copy(update={"traits": ["curious"]}), WOLF)
     assert _checked("Wolf is mostly territorial.", mixed).summary == "Wolf is mostly territorial."
     # the fallback and decisions read back carry no context: never refused
     assert Reconciliation.model_validate({**ANSWER, "summary": "Wolf is territorial."}).summary
@@ -95,5 +98,5 @@ def test_the_rules_own_summary_of_a_contradiction_holds_the_new_memory() -> None
 
     inputs = reconcile_input()
     summary = fallback.reconcile(inputs).summary
-    assert reconcile_context(inputs.memory, inputs.other)["shows"] == ["loyal", "brave"]
+    assert reconcile_context(inputs.memory, inputs.relationship)["shows"] == ["loyal", "brave"]
     assert _checked(summary, inputs.memory).summary == summary

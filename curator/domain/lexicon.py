@@ -357,13 +357,15 @@ _TRAIT_WORDS = re.compile(
     r"|(?P<aggressive>aggress)|(?P<dangerous>danger)|(?P<mean>mean(?:ness|er|est)?$)|(?P<aloof>aloof))")
 
 
+def named_traits(text: str) -> list[str]:
+    """The traits a text names in their own forms ("loyalty", "territorial", "kindness")."""
+    return [found.lastgroup for found in map(_TRAIT_WORDS.match, tokens(text)) if found and found.lastgroup]
+
+
 def trait_sides(text: str) -> set[int]:
     """The sides a text takes of someone, +1 and -1: the traits it names ("loyalty",
     "territorial", "kindness") or shows by a deed ("he lied to me", "saved me")."""
-    words = tokens(text)
-    named = [found.lastgroup for found in map(_TRAIT_WORDS.match, words)
-             if found is not None and found.lastgroup is not None]
-    return {trait_polarity(trait) for trait in (*named, *traits_of(words))} - {0}
+    return {trait_polarity(trait) for trait in (*named_traits(text), *traits_of(tokens(text)))} - {0}
 
 
 def trait_polarity(trait: str) -> int:
@@ -372,7 +374,6 @@ def trait_polarity(trait: str) -> int:
     if trait in NEGATIVE_TRAITS:
         return -1
     return 0
-
 
 
 # Appraisal's practical lens (appraisal.py): what a character lives on and by. Short words

@@ -17,10 +17,12 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from curator.domain.lexicon import trait_polarity, trait_sides
+from curator.domain.lexicon import named_traits, trait_polarity, trait_sides
 from curator.domain.models import Gap, MemoryKind, display_name
 from curator.model.decision import DecisionModel, MemoryView, ModelText, decision_context
-from curator.turn.judgement import GROUNDING_WORDS, Judgement, stems
+from curator.turn.copying import quote, retold, sentences, stems
+from curator.turn.inputs import InterpretInput, RelationView
+from curator.turn.judgement import GROUNDING_WORDS, Judgement
 
 MAX_MEMORIES_PER_TURN = 4
 # A trait is a word or two ("brave", "quick to anger"); relationships keep them and every
@@ -142,6 +144,11 @@ class FadeReview(DecisionModel):
     outcome: FadeOutcome
     summary: ModelText | None = Field(default=None, max_length=1200)
 
+    @field_validator("summary")
+    @classmethod
+    def _a_view(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return value if value is None else a_view_not_a_memory(value, info)
+
     @model_validator(mode="after")
     def _summary_when_revising(self) -> FadeReview:
         if self.outcome == "revise_summary" and not (self.summary and self.summary.strip()):
@@ -173,6 +180,7 @@ class Reconciliation(DecisionModel):
         # after Wolf saved its life), and every later prompt lost the rescue. A summary holds
         # the new memory when it takes the side the memory shows (a trait named or a deed of
         # that side) or tells the memory in its words.
+        value = a_view_not_a_memory(value, info)
         context = decision_context(info)
         shows = context.get("shows")  # with "memory" and "other" (reconcile_context)
         if not shows or trait_polarity(shows[0]) in trait_sides(value):
@@ -189,13 +197,52 @@ class Reconciliation(DecisionModel):
                          f"{shows[0]}.\"")
 
 
-def reconcile_context(memory: MemoryView, other: str) -> dict[str, Any]:
-    """What a model's reconcile answer is checked against: the new memory and the traits it
-    shows, when they all take one side (a memory of mixed traits is not checked)."""
+def interpret_context(inputs: InterpretInput) -> dict[str, Any]:
+    """What a model's interpret answer is checked against (`JudgementAnswer`): who it may name,
+    what happened as the perceiver saw it, and the summaries its prompt showed."""
+    seen = inputs.seen or inputs.turn.reality
+    return {"allowed_subjects": inputs.allowed_subjects, "happened": seen, "perceiver": inputs.perceiver,
+            "actor": inputs.turn.actor,
+            "told": " ".join((inputs.turn.intent.action, inputs.turn.intent.thought, seen)),
+            "shown": [view.summary for view in inputs.relationships.values() if view.summary]}
+
+
+def reconcile_context(memory: MemoryView, relationship: RelationView) -> dict[str, Any]:
+    """What a model's reconcile answer is checked against: the memories it was shown
+    (`view_context`), and the new memory and the traits it shows when they all take one side
+    (a memory of mixed traits is not checked for them)."""
+    context = view_context(relationship, memory)
     sided = [trait for trait in memory.traits if trait_polarity(trait)]
-    if len({trait_polarity(trait) for trait in sided}) != 1:
+    if len({trait_polarity(trait) for trait in sided}) == 1:
+        context.update(shows=sided, memory=memory.content)
+    return context
+
+
+def view_context(relationship: RelationView | None, *memories: MemoryView) -> dict[str, Any]:
+    """What a model's new view of someone is checked against (`a_view_not_a_memory`): the
+    memories its prompt showed, and the trait the memories of them showed most."""
+    if relationship is None:  # a memory about oneself: no view of anyone to check
         return {}
-    return {"shows": sided, "memory": memory.content, "other": display_name(other)}
+    traits = relationship.traits
+    return {"other": display_name(relationship.other), "trait": max(traits, key=traits.__getitem__,
+                                                                  default=None),
+            "memories": [m.content for m in (*memories, *relationship.recent)]}
+
+
+def a_view_not_a_memory(summary: str, info: ValidationInfo) -> str:
+    """`summary`, unless it retells a memory it was shown and names no trait: a view of
+    someone says what they are like ("Wolf is territorial, but he saved my life"); in the
+    recorded answers the 1.5B model's "revised view" was at times a memory word for word,
+    and every later prompt about Wolf then showed that memory as Bear's view of him."""
+    context = decision_context(info)
+    if named_traits(summary) or not context.get("memories"):
+        return summary
+    copied = next(filter(None, (retold(part, context["memories"]) for part in sentences(summary))), None)
+    if copied is None:
+        return summary
+    name, trait = context["other"], context.get("trait") or "…"
+    raise ValueError(f"summary retells a memory (\"{quote(copied)}\") and does not say what {name} "
+                     f"is like; write your view of {name}, as in: \"{name} is {trait}, …\"")
 
 
 class EpisodeConsolidation(DecisionModel):
@@ -205,3 +252,8 @@ class EpisodeConsolidation(DecisionModel):
     core_memory_ids: list[str] = Field(default_factory=list, max_length=5)
     bond_shift: float = Field(ge=-0.5, le=0.5)
     reason: ModelText = Field(min_length=1, max_length=400)
+
+    @field_validator("summary")
+    @classmethod
+    def _a_view(cls, value: str, info: ValidationInfo) -> str:
+        return a_view_not_a_memory(value, info)

@@ -17,14 +17,16 @@ so a model that breaks them is told what was wrong when it is asked again.
 
 from __future__ import annotations
 
-import re
-from typing import Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from curator.domain.lexicon import word_set
 from curator.domain.models import Gap, Significance
 from curator.model.decision import DecisionModel, ModelText, decision_context
+from curator.turn.copying import SENTENCE_END as _SENTENCE_END
+from curator.turn.copying import quote, retold, sentences, stems
+from curator.turn.narration import retell
 
 # helped: aided, rescued, gave; kind: thanks, praise, an apology (kind words, no help);
 # blocked: stopped someone before they began; harmed: hurt, stole, spoiled, lied;
@@ -37,14 +39,8 @@ HINDRANCES = frozenset({"blocked", "harmed", "betrayed"})
 MEMORY_WORDS = 40
 MEMORY_CHARS = 300  # what a Judgement's memory holds
 GROUNDING_WORDS = 2  # content words a memory shares with the turn's text, at least
+QUOTE_WORDS = 30  # of what happened, shown to a model whose memory copied something else
 
-
-def stems(text: str) -> set[str]:
-    """Content words by their first three letters: "curled"/"curl", "slept"/"sleep" match."""
-    return {word[:3] for word in word_set(text)}
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def first_sentences(text: str, words: int = MEMORY_WORDS) -> str:
@@ -61,6 +57,24 @@ def first_sentences(text: str, words: int = MEMORY_WORDS) -> str:
         kept.pop()
     cut = " ".join(kept).split()
     return " ".join(cut) if len(cut) <= words else " ".join(cut[:words]).rstrip(",;:") + "…"
+
+
+def _copy_of(sentence: str, shown: Iterable[str], grounded: set[str]) -> str | None:
+    """What `sentence` copies of the texts shown, when it tells that more than this turn: a
+    turn that repeats an old one ("Wolf claims the gravel bar again") may be told in its words."""
+    copied = retold(sentence, shown)
+    if copied is None or len(stems(sentence) & stems(copied)) <= len(stems(sentence) & grounded):
+        return None
+    return copied
+
+
+def _first_sentence_told(context: dict[str, Any], told: str) -> str:
+    """What happened, its first sentence in the perceiver's own voice ("I dig out the trap
+    stake"): shown a second-person quote, the 1.5B model kept the "you" in its memory."""
+    happened, perceiver = context.get("happened") or told, context.get("perceiver")
+    if perceiver:
+        happened = retell(happened, perceiver=perceiver, actor=context.get("actor") or perceiver)
+    return quote(sentences(happened)[0], QUOTE_WORDS)
 
 
 class OtherReading(DecisionModel):
@@ -129,11 +143,23 @@ class JudgementAnswer(DecisionModel):
         grounded = stems(told)
         named = stems(" ".join(decision_context(info).get("allowed_subjects") or ()))
         parts = _SENTENCE_END.split(value)
-        if not any(len(stems(part) & grounded) >= GROUNDING_WORDS for part in parts):
+        # ... and a sentence that retells what the prompt showed of before (how the perceiver
+        # saw someone) rather than this turn is a copy, however many names it shares with it.
+        shown = decision_context(info).get("shown") or ()
+        copies = {part: _copy_of(part, shown, grounded) for part in parts}
+        kept = [part for part in parts if not copies[part] and (
+            len(stems(part) & grounded) >= GROUNDING_WORDS or stems(part) & named)]
+        if not any(len(stems(part) & grounded) >= GROUNDING_WORDS for part in kept):
+            copied = next((copy for copy in copies.values() if copy), None)
+            if copied is not None:
+                # Told only what was wrong, the 1.5B model sends its answer back unchanged;
+                # shown what happened, it retells that (as with reconcile, decisions.py).
+                raise ValueError(f"memory retells what you knew before (\"{quote(copied)}\"), not "
+                                 f"what happened now; tell this turn in the first person, as in: "
+                                 f"\"{_first_sentence_told(decision_context(info), told)}\"")
             raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
                              "where); it tells something else")
-        return " ".join(part for part in parts
-                        if len(stems(part) & grounded) >= GROUNDING_WORDS or stems(part) & named)
+        return " ".join(kept)
 
     @field_validator("emotion")
     @classmethod

@@ -21,6 +21,7 @@ from curator.domain.config import FORMATION_THRESHOLDS
 from curator.domain.lexicon import trait_polarity
 from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_band
 from curator.domain.results import TurnReading
+from curator.turn.copying import stems
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import (
@@ -31,7 +32,6 @@ from curator.turn.judgement import (
     OtherReading,
     Valence,
     first_sentences,
-    stems,
 )
 from curator.turn.phrasing import intended, sentence
 from curator.turn.reading import read_turn

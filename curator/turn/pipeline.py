@@ -27,7 +27,7 @@ from curator.store.world import World
 from curator.turn import appraisal, dedup, fallback, steps
 from curator.turn.appraisal import AppraiseInput, MemoryAppraisal, lens_views
 from curator.turn.cast import Cast
-from curator.turn.decisions import MemoryDraft, reconcile_context
+from curator.turn.decisions import MemoryDraft, interpret_context, reconcile_context, view_context
 from curator.turn.inputs import (
     ConsolidateInput,
     CoreReviewInput,
@@ -128,8 +128,7 @@ class Curation:
             aliases=aliases)
         interpretation, record = self.decider.decide(
             steps.INTERPRET, inputs, character=perceiver,
-            context={"allowed_subjects": subjects, "told": " ".join(
-                (inputs.turn.intent.action, inputs.turn.intent.thought, seen))})
+            context=interpret_context(inputs))
         self.changes.steps.append(record)
         if interpretation.judgement is not None:
             self.changes.readings.append(turn_reading(perceiver, interpretation.judgement, record.decided_by))
@@ -315,7 +314,8 @@ class Curation:
                 memory=MemoryView.of(oldest),
                 relationship=RelationView.of(thread.rel) if thread.rel else None,
                 core_threshold=self.config.core_threshold)
-            review, record = self.decider.decide(steps.FADE_REVIEW, inputs, character=thread.owner)
+            review, record = self.decider.decide(steps.FADE_REVIEW, inputs, character=thread.owner,
+                                                  context=view_context(inputs.relationship, inputs.memory))
             self.changes.steps.append(record)
             if review.outcome == "core" and self.promote(thread, oldest, review.reason):
                 continue
@@ -342,7 +342,7 @@ class Curation:
                                 other=rel.other, memory=MemoryView.of(memory),
                                 relationship=RelationView.of(rel), contradiction=True)
         decision, record = self.decider.decide(steps.RECONCILE, inputs, character=thread.owner,
-                                               context=reconcile_context(inputs.memory, rel.other))
+                                               context=reconcile_context(inputs.memory, inputs.relationship))
         self.changes.steps.append(record)
         rel.long_term_summary = decision.summary
         rel.overall_bond = clamp(rel.overall_bond + decision.bond_shift)
@@ -376,7 +376,8 @@ class Curation:
         inputs = ConsolidateInput(owner=owner, persona=self.persona(owner), other=other,
                                   relationship=RelationView.of(rel),
                                   episode_core_threshold=self.config.episode_core_threshold)
-        decision, record = self.decider.decide(steps.CONSOLIDATE, inputs, character=owner)
+        decision, record = self.decider.decide(steps.CONSOLIDATE, inputs, character=owner,
+                                               context=view_context(inputs.relationship))
         self.changes.steps.append(record)
         rel.long_term_summary = decision.summary
         rel.overall_bond = clamp(rel.overall_bond + decision.bond_shift)

@@ -1,0 +1,135 @@
+"""A model's answer that copies what its prompt showed it is sent back: a turn's memory that
+retells how the perceiver saw someone before, and a new view of someone that retells one of
+the memories shown, with no word of what they are like. The copies below are those the 1.5B
+model made in the recorded eval answers (evals/cases/long_valley.yaml); model answers in the
+retry test are scripted (tests/fixtures/scripted/copied_memory.json), served through respx."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import scripted
+from pydantic import ValidationError
+from test_answer_checks import _rescue
+from test_prompts import reconcile_input
+
+from curator.model.decision import MemoryView
+from curator.model.llm import ModelSettings
+from curator.turn import fallback
+from curator.turn.copying import retold
+from curator.turn.decisions import (
+    EpisodeConsolidation,
+    FadeReview,
+    Reconciliation,
+    reconcile_context,
+    view_context,
+)
+from curator.turn.inputs import RelationView
+from curator.turn.judgement import JudgementAnswer
+
+OLD_VIEW = ("I was about to cross the river at the ford, but Wolf stepped out of the reeds, claimed my "
+            "fishing spot as his own, and bared his teeth until I felt frustrated.")
+SEEN = ("You burst out of the undergrowth and knock the poacher down; he drops his rifle and flees "
+        "down the road. You dig out the trap stake and pry the jaws open until Wolf pulls his leg free.")
+TOLD = "Roar and charge the human Nobody shoots a wolf in my valley " + SEEN
+ANSWER = {"harm": True, "danger": True, "significance": "major", "emotion": "fierce"}
+
+
+def _interpret(memory: str, shown: list[str], told: str = TOLD, seen: str = SEEN) -> str:
+    context: dict[str, Any] = {"allowed_subjects": ["wolf", "poacher"], "told": told, "happened": seen,
+                               "shown": shown, "perceiver": "bear", "actor": "bear"}
+    return JudgementAnswer.model_validate({**ANSWER, "memory": memory}, context=context).memory
+
+
+def test_a_copy_is_most_of_a_shown_sentence() -> None:
+    assert retold(OLD_VIEW, [f"{OLD_VIEW} This contradicts my previous view."]) == OLD_VIEW
+    assert retold("I was about to cross the river, but Wolf claimed my spot.", [OLD_VIEW]) is None
+    assert retold("Wolf bared his teeth.", ["Wolf bared his teeth."]) is None  # too short to tell
+
+
+def test_a_memory_that_retells_the_old_view_is_refused_with_what_happened() -> None:
+    # The recorded answer: Bear's memory of freeing Wolf was its old view of Wolf, word for word.
+    with pytest.raises(ValidationError) as refused:
+        _interpret(OLD_VIEW, [OLD_VIEW])
+    said = str(refused.value)
+    assert "memory retells what you knew before" in said and "I was about to cross the river" in said
+    # what to tell: the first sentence of what happened, in Bear's own voice
+    assert ('as in: "I burst out of the undergrowth and knock the poacher down; he drops his rifle and '
+            'flees down the road."') in said
+
+
+def test_beside_a_sentence_of_this_turn_the_copy_is_dropped() -> None:
+    memory = f"I knocked the poacher down and pried the trap open for Wolf. {OLD_VIEW}"
+    assert _interpret(memory, [OLD_VIEW]) == "I knocked the poacher down and pried the trap open for Wolf."
+
+
+def test_a_turn_that_repeats_an_old_one_may_be_told_in_its_words() -> None:
+    again = ("Wolf steps out of the reeds at the ford, claims your fishing spot as his own and bares "
+             "his teeth until you leave, frustrated.")
+    memory = "Wolf stepped out of the reeds at the ford again and claimed my fishing spot as his own."
+    assert _interpret(memory, [OLD_VIEW], told="Fish at the ford " + again, seen=again) == memory
+
+
+def _wolf(*recent: MemoryView) -> RelationView:
+    return RelationView(other="wolf", summary="Wolf is mostly territorial.", sentiment=-0.8, bond=-0.4,
+                        interactions=9, traits={"territorial": 5, "aggressive": 2}, recent=list(recent),
+                        core=[])
+
+
+def _memory(content: str) -> MemoryView:
+    return MemoryView(id="m9", subject="wolf", kind="conflict", content=content,
+                      emotional_impact="frustrated", valence=-0.6, importance=0.6, strength=1.0,
+                      recall_count=0, created_at="2025-03-02T07:00:00Z", traits=["territorial"])
+
+
+def test_a_revised_view_that_retells_a_memory_is_refused_with_a_view_to_write() -> None:
+    # The recorded fade review whose "revised view" every later prompt showed as Bear's view of Wolf.
+    context = view_context(_wolf(_memory(OLD_VIEW)), _memory("Wolf chased me out of the fern gully."))
+    copy = {"reason": "It shows Wolf's aggression.", "outcome": "revise_summary",
+            "summary": f"{OLD_VIEW} This contradicts my previous view of Wolf's actions."}
+    with pytest.raises(ValidationError) as refused:
+        FadeReview.model_validate(copy, context=context)
+    said = str(refused.value)
+    assert "summary retells a memory" in said and "does not say what Wolf is like" in said
+    assert '"Wolf is territorial, …"' in said  # the trait the memories of Wolf showed most
+    with pytest.raises(ValidationError):
+        EpisodeConsolidation.model_validate({"summary": OLD_VIEW, "bond_shift": 0.0, "reason": "so"},
+                                            context=context)
+
+
+@pytest.mark.parametrize("summary", [
+    f"Wolf is territorial: {OLD_VIEW}",  # a trait named, then the memory it stands on
+    "Wolf keeps the ford and the gravel bar for himself and drives me off them.",  # his ways, in my words
+    "Wolf drives me off my spot, but when I nearly drowned crossing the frozen river he was there.",
+])
+def test_a_view_in_its_own_words_or_naming_a_trait_passes(summary: str) -> None:
+    context = view_context(_wolf(_memory(OLD_VIEW)), _memory("I nearly drowned crossing the frozen river, "
+                                                             "but Wolf saved my life."))
+    answer = {"reason": "It shows who Wolf is.", "outcome": "revise_summary", "summary": summary}
+    assert FadeReview.model_validate(answer, context=context).summary == summary
+
+
+def test_the_rules_own_views_pass_and_answers_read_back_are_never_refused() -> None:
+    inputs = reconcile_input()
+    summary = fallback.reconcile(inputs).summary
+    assert Reconciliation.model_validate(
+        {"conflict": True, "summary": summary, "bond_shift": 0.1, "reason": "so"},
+        context=reconcile_context(inputs.memory, inputs.relationship)).summary == summary
+    assert view_context(None, inputs.memory) == {}  # a memory about oneself: no view to check
+    assert FadeReview.model_validate({"reason": "so", "outcome": "revise_summary", "summary": OLD_VIEW})
+
+
+def test_a_copied_view_is_sent_back_and_the_second_answer_is_used(
+        tmp_path: Path, model_settings: ModelSettings) -> None:
+    answers = scripted("copied_memory")
+    step, wolf, calls, asks = _rescue(tmp_path / "world.db", model_settings,
+                                      [answers["memory_as_view"], answers["a_view"]])
+    assert len(asks) == 2  # the reconcile and its one retry
+    answered = asks[1][-2]
+    assert answered["role"] == "assistant" and "dragged me out of the freezing water" in answered["content"]
+    told = asks[1][-1]["content"]
+    assert "summary retells a memory" in told and "does not say what Wolf is like" in told
+    assert step.decided_by == "model" and calls[0].attempts == 2
+    assert wolf.long_term_summary == answers["a_view"]["summary"]

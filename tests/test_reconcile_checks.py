@@ -13,7 +13,7 @@ from conftest import scripted
 from pydantic import ValidationError
 from test_answer_checks import _rescue
 
-from curator.domain.lexicon import trait_sides
+from curator.domain.traits import trait_sides
 from curator.model.decision import MemoryView
 from curator.model.llm import ModelSettings
 from curator.turn.decisions import Reconciliation, reconcile_context

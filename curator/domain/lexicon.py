@@ -313,69 +313,6 @@ QUIET_PHRASES = ("nothing happens", "nothing else", "nothing much", "uneventful"
                  "pays no attention", "yawn", "as ever", "as always", "as usual", "routine",
                  "nothing to report", "has moved an inch", "stay empty", "stays empty")
 
-# What a deed says about the one who did it. Order matters: the first match names the trait.
-TRAIT_OF_DEED: tuple[tuple[frozenset[str], str], ...] = (
-    (frozenset({"betray", "trick", "deceiv", "lied", "cheat", "fool", "mislead", "misled",
-                "duped", "lur"}), "deceitful"),
-    (frozenset({"steal", "stole", "stolen", "snatch", "swip", "raid", "took", "take", "grab",
-                "hoard"}), "selfish"),
-    (frozenset({"claim", "block", "guard", "bars", "barred", "chase", "drive", "refus", "deny", "corner"}),
-     "territorial"),
-    (frozenset({"growl", "snarl", "snap", "bare", "threaten", "attack", "bite", "bit", "lung",
-                "pounc", "charg", "swat", "shove", "push", "confront"}), "aggressive"),
-    (frozenset({"shoot", "shot", "trap", "snare", "hunt", "gun", "rifle"}), "dangerous"),
-    (frozenset({"mock", "laugh", "jeer", "taunt", "sneer"}), "mean"),
-    (frozenset({"ignor"}), "aloof"),
-    (frozenset({"save", "rescu", "protect", "defend", "fought", "fights", "free"}), "protective"),
-    (frozenset({"share", "gave", "give", "gives", "offer", "feed", "brings", "brought"}),
-     "generous"),
-    (frozenset({"warn", "guid", "show", "lead", "led", "point", "help", "assist", "fetch"}),
-     "helpful"),
-    (frozenset({"comfort", "tend", "nudg", "shelter"}), "kind"),
-)
-POSITIVE_TRAITS = frozenset({"protective", "generous", "helpful", "kind", "loyal", "brave"})
-NEGATIVE_TRAITS = frozenset({"deceitful", "selfish", "territorial", "aggressive", "dangerous",
-                             "mean", "aloof"})
-
-
-def traits_of(words: Iterable[str]) -> list[str]:
-    """Traits a clause shows about the character it names, most telling first."""
-    word_list = list(words)
-    found: list[str] = []
-    for stems, trait in TRAIT_OF_DEED:
-        if trait not in found and stem_hits(word_list, stems):
-            found.append(trait)
-    return found
-
-
-# A trait named in any of its forms ("loyalty", "aggression", "kindness"); "kind" and "mean"
-# only as words of their own ("kindly", not "kindle"; "meanness", not "meant").
-_TRAIT_WORDS = re.compile(
-    r"^(?:(?P<protective>protect)|(?P<generous>generos)|(?P<helpful>helpful)"
-    r"|(?P<kind>kind(?:ness|ly|er|est)?$)|(?P<loyal>loyal)|(?P<brave>brave)"
-    r"|(?P<deceitful>decei|decept)|(?P<selfish>selfish)|(?P<territorial>territor)"
-    r"|(?P<aggressive>aggress)|(?P<dangerous>danger)|(?P<mean>mean(?:ness|er|est)?$)|(?P<aloof>aloof))")
-
-
-def named_traits(text: str) -> list[str]:
-    """The traits a text names in their own forms ("loyalty", "territorial", "kindness")."""
-    return [found.lastgroup for found in map(_TRAIT_WORDS.match, tokens(text)) if found and found.lastgroup]
-
-
-def trait_sides(text: str) -> set[int]:
-    """The sides a text takes of someone, +1 and -1: the traits it names ("loyalty",
-    "territorial", "kindness") or shows by a deed ("he lied to me", "saved me")."""
-    return {trait_polarity(trait) for trait in (*named_traits(text), *traits_of(tokens(text)))} - {0}
-
-
-def trait_polarity(trait: str) -> int:
-    if trait in POSITIVE_TRAITS:
-        return 1
-    if trait in NEGATIVE_TRAITS:
-        return -1
-    return 0
-
-
 # Appraisal's practical lens (appraisal.py): what a character lives on and by. Short words
 # are matched whole ("den" would take "denied", "map" "maple").
 FOOD = frozenset({"fish", "trout", "salmon", "honey", "berr", "food", "meal", "prey", "meat",

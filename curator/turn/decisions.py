@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from curator.domain.lexicon import named_traits, trait_polarity, trait_sides
 from curator.domain.models import Gap, MemoryKind, display_name
+from curator.domain.traits import named_traits, trait_polarity, trait_sides
 from curator.model.decision import DecisionModel, MemoryView, ModelText, decision_context
 from curator.turn.copying import quote, retold, sentences, stems
 from curator.turn.inputs import InterpretInput, RelationView

@@ -8,8 +8,9 @@ and a feeling word, and phrases the memory in the perceiver's voice (`narration.
 
 from __future__ import annotations
 
-from curator.domain.lexicon import trait_polarity, word_set
+from curator.domain.lexicon import word_set
 from curator.domain.models import Gap, MemoryKind, Turn, display_name
+from curator.domain.traits import trait_polarity
 from curator.model.decision import MemoryView
 from curator.turn.decisions import (
     ContextNote,

@@ -39,7 +39,7 @@ HINDRANCES = frozenset({"blocked", "harmed", "betrayed"})
 MEMORY_WORDS = 40
 MEMORY_CHARS = 300  # what a Judgement's memory holds
 GROUNDING_WORDS = 2  # content words a memory shares with the turn's text, at least
-QUOTE_WORDS = 30  # of what happened, shown to a model whose memory copied something else
+HAPPENED_WORDS = 30  # of what happened, shown to a model whose memory copied something else
 
 
 
@@ -74,7 +74,7 @@ def _first_sentence_told(context: dict[str, Any], told: str) -> str:
     happened, perceiver = context.get("happened") or told, context.get("perceiver")
     if perceiver:
         happened = retell(happened, perceiver=perceiver, actor=context.get("actor") or perceiver)
-    return quote(sentences(happened)[0], QUOTE_WORDS)
+    return quote(sentences(happened)[0], HAPPENED_WORDS)
 
 
 class OtherReading(DecisionModel):

@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Literal
 
 from curator.domain.config import FORMATION_THRESHOLDS
-from curator.domain.lexicon import trait_polarity
 from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_band
 from curator.domain.results import TurnReading
+from curator.domain.traits import trait_polarity
 from curator.turn.copying import stems
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
 from curator.turn.inputs import InterpretInput, RelationView

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from curator.domain import lexicon as lx
 from curator.domain import outcomes as oc
+from curator.domain import traits as tr
 from curator.domain.models import Gap, Turn
 from curator.turn import deeds as dd
 from curator.turn.perspective import Aliases, Clause, clauses, second_person
@@ -268,7 +269,7 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
         act = "helped" if rescues else "hostile" if hostile else "helped" if helps else "met"
         if clause.named and act != "met":
             sign = 1 if act == "helped" else -1
-            shown = [t for t in lx.traits_of(w) if lx.trait_polarity(t) * sign > 0]
+            shown = [t for t in tr.traits_of(w) if tr.trait_polarity(t) * sign > 0]
             if act == "hostile" and any(_threat(c, reading) for c in clause.named):
                 shown = ["brave"]  # standing up to a threat (a poacher, an attacker) is brave
             reading.actor_traits.extend(t for t in shown if t not in reading.actor_traits)
@@ -286,30 +287,30 @@ def _read_clause(clause: Clause, reading: Reading, aliases: Aliases = ()) -> Non
     protect = (any(p in lower for p in lx.PROTECT_PHRASES) and bool(targets)) or any(
         p in lower for p in lx.RESCUE_PHRASES) or bool(lx.RESCUE.search(lower)) or bool(saved) or (
         hostile and any(_threat(t, reading) for t in targets) and not _threat(agent, reading))
-    traits = lx.traits_of(w)
+    traits = tr.traits_of(w)
     if protect:
         role = "helper"
-        traits = [t for t in traits if lx.trait_polarity(t) > 0] or ["protective"]
+        traits = [t for t in traits if tr.trait_polarity(t) > 0] or ["protective"]
         if "protective" not in traits:
             traits.append("protective")
         for target in targets:
             _set_role(reading, target, "hostile")
     elif betray:
         role = "betrayer"
-        traits = [t for t in traits if lx.trait_polarity(t) < 0] or ["deceitful"]
+        traits = [t for t in traits if tr.trait_polarity(t) < 0] or ["deceitful"]
     elif amends and not (thwart or harm_done):
         # "swears that your debt is struck off": the amends are what the words do, whatever verbs
         # of striking or pushing back they use
         role = "helper"
-        traits = [t for t in traits if lx.trait_polarity(t) >= 0]
+        traits = [t for t in traits if tr.trait_polarity(t) >= 0]
     elif hostile and helps and not (thwart or harm_done):
         role = "mixed"  # gruff but generous: "shoulders you off, then drops a fish at your feet"
     elif hostile:
         role = "hostile"
-        traits = [t for t in traits if lx.trait_polarity(t) <= 0]
+        traits = [t for t in traits if tr.trait_polarity(t) <= 0]
     elif helps:
         role = "helper"
-        traits = [t for t in traits if lx.trait_polarity(t) >= 0]
+        traits = [t for t in traits if tr.trait_polarity(t) >= 0]
     else:
         role = "present"
         traits = []

@@ -6,8 +6,8 @@ summary holds both sides of a relationship once both exist, with the defining me
 
 from __future__ import annotations
 
-from curator.domain.lexicon import NEGATIVE_TRAITS, POSITIVE_TRAITS
 from curator.domain.models import display_name
+from curator.domain.traits import NEGATIVE_TRAITS, POSITIVE_TRAITS
 
 
 def _join(words: list[str]) -> str:

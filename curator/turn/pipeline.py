@@ -1,6 +1,7 @@
 """The turn pipeline: for each character who perceived a turn, interpret → appraise → remember
 (kept or dropped by the appraisal, linked into the memory network) → promote → overflow →
-reconcile → feel, all inside the caller's transaction.
+reconcile → feel, all inside the caller's transaction. How the long-term view of another
+changes (fade review at overflow, reconcile, first impression, episode end) is `views.py`'s.
 
 Every judgement goes through a `Decider` (steps.py), so this module is indifferent to
 whether a model or the fallback answered; the `ChangeSet` records which did. Promotion is
@@ -18,22 +19,19 @@ from curator.domain.config import CuratorConfig
 from curator.domain.construct import trusted
 from curator.domain.fading import faded_strength
 from curator.domain.models import LIVE_UNMARKED, Memory, Tier, Turn
-from curator.domain.results import ChangeSet, SkippedDraft, SummaryChange
+from curator.domain.results import ChangeSet, SkippedDraft
 from curator.evolution import attributes, practice
 from curator.model.decision import MemoryView
 from curator.model.steps import Decider
 from curator.recall import network
 from curator.store.world import World
-from curator.turn import appraisal, dedup, fallback, steps
+from curator.turn import appraisal, dedup, steps
 from curator.turn.appraisal import AppraiseInput, MemoryAppraisal, lens_views
 from curator.turn.cast import Cast
-from curator.turn.decisions import MemoryDraft, interpret_context, reconcile_context, view_context
+from curator.turn.decisions import MemoryDraft, interpret_context
 from curator.turn.inputs import (
-    ConsolidateInput,
     CoreReviewInput,
-    FadeReviewInput,
     InterpretInput,
-    ReconcileInput,
     RelationView,
 )
 from curator.turn.judging import turn_reading
@@ -42,10 +40,11 @@ from curator.turn.narration import retell
 from curator.turn.perspective import Aliases
 from curator.turn.summaries import summary_tone
 from curator.turn.threads import Thread, clamp, formed_memory_id, memory_change, unseen_intent
+from curator.turn.views import Views
 
 
 @dataclass
-class Curation:
+class Curation(Views):
     """One unit of work on a world: a turn, an episode end. Collects what changed."""
 
     world: World
@@ -304,91 +303,3 @@ class Curation:
         thread.core.append(memory)
         self.changes.promoted.append(memory_change(memory, reason))
         return True
-
-    def overflow(self, thread: Thread, now: datetime) -> None:
-        """The 11th recent memory pushes the oldest out of the window, through a fade review."""
-        while len(thread.recent) > self.config.recent_limit:
-            oldest = thread.recent.pop(0)
-            inputs = FadeReviewInput(
-                owner=thread.owner, persona=self.persona(thread.owner), subject=thread.subject,
-                memory=MemoryView.of(oldest),
-                relationship=RelationView.of(thread.rel) if thread.rel else None,
-                core_threshold=self.config.core_threshold)
-            review, record = self.decider.decide(steps.FADE_REVIEW, inputs, character=thread.owner,
-                                                  context=view_context(inputs.relationship, inputs.memory))
-            self.changes.steps.append(record)
-            if review.outcome == "core" and self.promote(thread, oldest, review.reason):
-                continue
-            if review.outcome == "revise_summary" and thread.rel is not None and review.summary:
-                thread.rel.long_term_summary = review.summary
-                self.changes.summaries_revised.append(SummaryChange(
-                    owner=thread.owner, other=thread.rel.other, summary=review.summary,
-                    step="fade_review", reason=review.reason))
-            self.world.archive_memory(oldest, reason="faded_from_recent", at=now)
-            self.changes.archived.append(memory_change(oldest, review.reason))
-
-    def maybe_reconcile(self, thread: Thread, memory: Memory, old_tone: float) -> None:
-        rel = thread.rel
-        assert rel is not None
-        if memory.importance < self.config.reconcile_min_importance:
-            return
-        contradiction = (bool(rel.long_term_summary) and abs(memory.valence) >= 0.4
-                         and abs(old_tone) >= 0.2 and old_tone * memory.valence < 0)
-        if not contradiction:
-            if not rel.long_term_summary and rel.traits:
-                self.first_impression(thread, memory)
-            return
-        inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
-                                other=rel.other, memory=MemoryView.of(memory),
-                                relationship=RelationView.of(rel), contradiction=True)
-        decision, record = self.decider.decide(steps.RECONCILE, inputs, character=thread.owner,
-                                               context=reconcile_context(inputs.memory, inputs.relationship))
-        self.changes.steps.append(record)
-        rel.long_term_summary = decision.summary
-        rel.overall_bond = clamp(rel.overall_bond + decision.bond_shift)
-        change = SummaryChange(owner=thread.owner, other=rel.other, summary=decision.summary,
-                               step="reconcile", reason=decision.reason)
-        self.changes.summaries_revised.append(change)
-        if decision.conflict:
-            self.changes.conflicts_resolved.append(change)
-
-    def first_impression(self, thread: Thread, memory: Memory) -> None:
-        """The first significant memory of someone starts the summary. Nothing is contradicted,
-        so nobody is asked: the words are the traits the memories showed, described."""
-        rel = thread.rel
-        assert rel is not None
-        inputs = ReconcileInput(owner=thread.owner, persona=self.persona(thread.owner),
-                                other=rel.other, memory=MemoryView.of(memory),
-                                relationship=RelationView.of(rel), contradiction=False)
-        summary = fallback.reconcile(inputs).summary
-        rel.long_term_summary = summary
-        self.changes.summaries_revised.append(SummaryChange(
-            owner=thread.owner, other=rel.other, summary=summary, step="first_impression",
-            reason="a significant memory shapes a first impression"))
-
-    def end_episode(self, owner: str, other: str, now: datetime) -> None:
-        """When an episode ends: fold the recent memories about `other` into the summary,
-        make the chosen ones core, archive all but the last few as consolidated."""
-        thread = self.relationship_thread(owner, other, now)
-        rel = thread.rel
-        if rel is None or not thread.recent:
-            return
-        inputs = ConsolidateInput(owner=owner, persona=self.persona(owner), other=other,
-                                  relationship=RelationView.of(rel),
-                                  episode_core_threshold=self.config.episode_core_threshold)
-        decision, record = self.decider.decide(steps.CONSOLIDATE, inputs, character=owner,
-                                               context=view_context(inputs.relationship))
-        self.changes.steps.append(record)
-        rel.long_term_summary = decision.summary
-        rel.overall_bond = clamp(rel.overall_bond + decision.bond_shift)
-        self.changes.summaries_revised.append(SummaryChange(
-            owner=owner, other=other, summary=decision.summary, step="consolidate",
-            reason=decision.reason))
-        chosen = set(decision.core_memory_ids)
-        for memory in [m for m in thread.recent if m.id in chosen]:
-            self.promote(thread, memory, "chosen at episode end")
-        keep = self.config.episode_keep_recent
-        for memory in thread.recent[: max(0, len(thread.recent) - keep)]:
-            self.world.archive_memory(memory, reason="consolidated", at=now)
-            thread.recent.remove(memory)
-        self.world.save_relationship(rel)

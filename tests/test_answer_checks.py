@@ -186,22 +186,30 @@ def _rescue(path: Path, settings: ModelSettings, reconcile: list[dict[str, Any]]
     return step, wolf, calls, asks
 
 
+def retried_once(path: Path, settings: ModelSettings, refused: dict[str, Any],
+                 good: dict[str, Any]) -> tuple[str, str]:
+    """The rescue's reconcile answered `refused`, then `good`: checks the retry was asked once,
+    with the refused answer before what the model was told, and that `good` decided the
+    summary; returns (the refused answer as sent back, what the model was told)."""
+    step, wolf, calls, asks = _rescue(path, settings, [refused, good])
+    assert len(asks) == 2  # the reconcile and its one retry
+    answered, told = asks[1][-2], asks[1][-1]
+    assert answered["role"] == "assistant" and told["role"] == "user"
+    assert step.decided_by == "model"
+    assert calls[0].outcome == "model" and calls[0].attempts == 2
+    assert wolf.long_term_summary == good["summary"]
+    return answered["content"], told["content"]
+
+
 def test_a_parroting_summary_is_sent_back_and_the_good_answer_is_used(
         tmp_path: Path, model_settings: ModelSettings) -> None:
     answers = scripted("parroting")
-    step, wolf, calls, asks = _rescue(tmp_path / "world.db", model_settings,
-                                      [answers["parroting_reconciliation"], answers["good_reconciliation"]])
-    assert len(asks) == 2  # the reconcile and its one retry
-    retry = asks[1]
-    assert retry[-2]["role"] == "assistant" and "How you see them now" in retry[-2]["content"]
-    told = retry[-1]["content"]
-    assert retry[-1]["role"] == "user"
+    answered, told = retried_once(tmp_path / "world.db", model_settings,
+                                  answers["parroting_reconciliation"], answers["good_reconciliation"])
+    assert "How you see them now" in answered
     assert "summary copies the prompt's instructions" in told and "How you see them now" in told
     assert "write your own view of the other character" in told
     assert "reason copies the prompt's instructions" in told
-    assert step.decided_by == "model"
-    assert calls[0].outcome == "model" and calls[0].attempts == 2
-    assert wolf.long_term_summary == answers["good_reconciliation"]["summary"]
 
 
 def test_a_model_that_keeps_parroting_ends_in_the_fallback_with_the_reason_logged(

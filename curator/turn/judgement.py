@@ -132,7 +132,8 @@ class JudgementAnswer(DecisionModel):
         if len(value) > MEMORY_CHARS:  # forty words of one unbroken string are still one word
             raise ValueError(f"memory is one sentence of at most {MEMORY_CHARS} characters; "
                              f"got {len(value)}")
-        told = decision_context(info).get("told")
+        context = decision_context(info)
+        told = context.get("told")
         if told is None:
             return value
         # A small model often hands back an example's memory, or one it was shown before, alone
@@ -141,11 +142,11 @@ class JudgementAnswer(DecisionModel):
         # those are kept; at least one must share the words. Checked on the sentences kept, so
         # that validating the kept answer again gives the same verdict.
         grounded = stems(told)
-        named = stems(" ".join(decision_context(info).get("allowed_subjects") or ()))
+        named = stems(" ".join(context.get("allowed_subjects") or ()))
         parts = _SENTENCE_END.split(value)
         # ... and a sentence that retells what the prompt showed of before (how the perceiver
         # saw someone) rather than this turn is a copy, however many names it shares with it.
-        shown = decision_context(info).get("shown") or ()
+        shown = context.get("shown") or ()
         copies = {part: _copy_of(part, shown, grounded) for part in parts}
         kept = [part for part in parts if not copies[part] and (
             len(stems(part) & grounded) >= GROUNDING_WORDS or stems(part) & named)]
@@ -156,7 +157,7 @@ class JudgementAnswer(DecisionModel):
                 # shown what happened, it retells that (as with reconcile, decisions.py).
                 raise ValueError(f"memory retells what you knew before (\"{quote(copied)}\"), not "
                                  f"what happened now; tell this turn in the first person, as in: "
-                                 f"\"{_first_sentence_told(decision_context(info), told)}\"")
+                                 f"\"{_first_sentence_told(context, told)}\"")
             raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
                              "where); it tells something else")
         return " ".join(kept)

@@ -29,6 +29,7 @@ from curator.turn.inputs import (
 )
 from curator.turn.judgement import Judgement, JudgementAnswer, answer_of
 from curator.turn.judging import interpretation_from
+from curator.turn.parts import Part, parts_of
 
 
 def _judgement(decision: Interpretation) -> Judgement:
@@ -45,6 +46,13 @@ def _interpretation_of(inp: InterpretInput, answer: JudgementAnswer) -> Interpre
     # The model rates the turn and words the memory; the deeds are read by the rules, on the
     # same input (judgement.py says why).
     return interpretation_from(inp, answer.over(_judgement(fallback.interpret(inp))))
+
+
+def parts_in(inp: InterpretInput) -> list[Part]:
+    """Who did something in the turn as the rules read it: a model's memory of it must name
+    them (parts.py)."""
+    others = [(reading.id, reading.did) for reading in _judgement(fallback.interpret(inp)).others]
+    return parts_of(others, inp.perceiver, inp.aliases)
 
 
 # A model is asked for a small JudgementAnswer; the Interpretation is built from it by rules.
@@ -66,4 +74,4 @@ ALL_STEPS: tuple[Step[Any, Any], ...] = (INTERPRET, FADE_REVIEW, CORE_REVIEW, RE
                                          IDENTITY, APPRAISE)
 
 __all__ = ["ALL_STEPS", "APPRAISE", "CONSOLIDATE", "CORE_REVIEW", "FADE_REVIEW", "IDENTITY", "INTERPRET",
-           "RECONCILE"]
+           "RECONCILE", "parts_in"]

@@ -43,13 +43,9 @@ def calm(body: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
     """Scripted: the model finds nothing worth remembering in any turn (interpret only)."""
     assert headers["x-curator-template"].startswith("interpret.j2@")
     user = body["messages"][-1]["content"]
-    if 'as in: "' in user:  # a retry: the sentence it was shown, as a model told so writes
-        words = user.split('as in: "', 1)[1].split('"', 1)[0]
-    else:
-        happened = user.rsplit("<game_text>", 1)[1].split("</game_text>", 1)[0]
-        words = " ".join(happened.split()[:12])
+    happened = user.rsplit("<game_text>", 1)[1].split("</game_text>", 1)[0]
     return {"harm": False, "danger": False, "significance": "trivial", "emotion": "calm",
-            "memory": words}
+            "memory": " ".join(happened.split()[:12])}
 
 
 def test_budgets_are_set_shown_and_cleared(tmp_path: Path) -> None:
@@ -137,13 +133,10 @@ def test_play_spends_to_the_budget_and_the_spend_table_adds_up(tmp_path: Path) -
     assert reasons["budget spent"] + reasons["budget: never"] == len(held_back)
     assert reasons["budget spent"] >= bear_turns - len(bear_days)
     # Every perceiver's interpret step was either sent to the stub or held back by a budget
-    # (an answer sent back, here one naming nobody who took part, is asked again: a request more)
     perceptions = sum(len({t["actor"], *t.get("observers", [])}) for t in turns)
-    retries = sum(c["attempts"] - 1 for c in calls if c["outcome"] == "model")
-    assert received == perceptions - interprets("bear", "budget spent") - owl_turns + retries
-    # Play's model calls are the calls made (a retry is a request within its call); the
-    # held-back steps are counted beside them
-    assert (summary["model_calls"] + retries, summary["held_by_budget"]) == (received, len(held_back))
+    assert received == perceptions - interprets("bear", "budget spent") - owl_turns
+    # Play's model calls are the requests made; the held-back steps are counted beside them
+    assert (summary["model_calls"], summary["held_by_budget"]) == (received, len(held_back))
     (line,) = [line for line in text.splitlines() if line.startswith("Model openai/stub:")]
     assert line.endswith("steps held back by budgets")
     held = ok(run("calls", "--db", db, "--character", "bear", "--outcome", "fallback", "--limit", "3")).output

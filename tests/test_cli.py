@@ -717,10 +717,6 @@ def _calm(body: dict[str, Any], headers: Any) -> dict[str, Any]:
     reconciled: this model sees no conflict there."""
     template = headers["x-curator-template"]
     user = body["messages"][-1]["content"]
-    if 'as in: "' in user:  # a retry: the sentence it was shown, as a model told so writes
-        words = user.split('as in: "', 1)[1].split('"', 1)[0]
-        return {"harm": False, "danger": False, "significance": "trivial", "emotion": "calm",
-                "memory": words}
     happened = user.rsplit("<game_text>", 1)[1].split("</game_text>", 1)[0]
     words = " ".join(happened.split()[:12])  # in the game's (or the memory's) words
     if template.startswith("reconcile.j2@"):  # a view (a trait named) that holds the new memory

@@ -13,7 +13,6 @@ the free text checked against what a weak model writes instead of an answer).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -24,7 +23,6 @@ from curator.model.decision import DecisionModel, MemoryView, ModelText, decisio
 from curator.turn.copying import quote, retold, sentences, stems
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import GROUNDING_WORDS, Judgement
-from curator.turn.parts import Part
 
 MAX_MEMORIES_PER_TURN = 4
 # A trait is a word or two ("brave", "quick to anger"); relationships keep them and every
@@ -199,18 +197,14 @@ class Reconciliation(DecisionModel):
                          f"{shows[0]}.\"")
 
 
-def interpret_context(inputs: InterpretInput,
-                      parts: Callable[[], list[Part]] | None = None) -> dict[str, Any]:
+def interpret_context(inputs: InterpretInput) -> dict[str, Any]:
     """What a model's interpret answer is checked against (`JudgementAnswer`): who it may name,
-    what happened as the perceiver saw it, the summaries its prompt showed, and `parts`: who
-    did something in the turn, which its memory must name (a function, called only when a
-    model answered)."""
+    what happened as the perceiver saw it, and the summaries its prompt showed."""
     seen = inputs.seen or inputs.turn.reality
     return {"allowed_subjects": inputs.allowed_subjects, "happened": seen, "perceiver": inputs.perceiver,
             "actor": inputs.turn.actor,
             "told": " ".join((inputs.turn.intent.action, inputs.turn.intent.thought, seen)),
-            "shown": [view.summary for view in inputs.relationships.values() if view.summary],
-            "parts": parts}
+            "shown": [view.summary for view in inputs.relationships.values() if view.summary]}
 
 
 def reconcile_context(memory: MemoryView, relationship: RelationView) -> dict[str, Any]:

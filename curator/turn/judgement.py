@@ -27,7 +27,6 @@ from curator.model.decision import DecisionModel, ModelText, decision_context
 from curator.turn.copying import SENTENCE_END as _SENTENCE_END
 from curator.turn.copying import quote, retold, sentences, stems
 from curator.turn.narration import retell
-from curator.turn.parts import naming_sentence, unnamed
 
 # helped: aided, rescued, gave; kind: thanks, praise, an apology (kind words, no help);
 # blocked: stopped someone before they began; harmed: hurt, stole, spoiled, lied;
@@ -76,26 +75,6 @@ def _first_sentence_told(context: dict[str, Any], told: str) -> str:
     if perceiver:
         happened = retell(happened, perceiver=perceiver, actor=context.get("actor") or perceiver)
     return quote(sentences(happened)[0], HAPPENED_WORDS)
-
-
-def _names_who_acted(memory: str, context: dict[str, Any], told: str) -> None:
-    """Refuse a memory that names nobody who did something in the turn (parts.py), showing the
-    sentence of what happened that names the first of them. One is enough: the rules' own
-    memory of a turn where two did something names at least one, and a memory of at most forty
-    words may not hold both. The context's `parts` may be a function, called when first
-    needed: the no-model path never reads them."""
-    parts = context.get("parts")
-    if callable(parts):
-        parts = context["parts"] = parts()
-    perceiver = context.get("perceiver") or ""
-    happened = context.get("happened") or told
-    examples = [(part, naming_sentence(happened, part, perceiver=perceiver,
-                                       actor=context.get("actor") or perceiver)) for part in parts or ()]
-    asked = [(part, example) for part, example in examples if example is not None]
-    if asked and len(unnamed(memory, [part for part, _ in asked])) == len(asked):
-        (name, _), example = asked[0]
-        raise ValueError(f"memory does not name {name}, who took part in what happened; name "
-                         f"{name}, as in: \"{quote(example, HAPPENED_WORDS)}\"")
 
 
 class OtherReading(DecisionModel):
@@ -181,9 +160,7 @@ class JudgementAnswer(DecisionModel):
                                  f"\"{_first_sentence_told(context, told)}\"")
             raise ValueError("memory must tell what happened in this turn, in its words (who, what, "
                              "where); it tells something else")
-        memory = " ".join(kept)
-        _names_who_acted(memory, context, told)
-        return memory
+        return " ".join(kept)
 
     @field_validator("emotion")
     @classmethod

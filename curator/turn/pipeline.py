@@ -127,7 +127,7 @@ class Curation(Views):
             aliases=aliases)
         interpretation, record = self.decider.decide(
             steps.INTERPRET, inputs, character=perceiver,
-            context=interpret_context(inputs, parts=lambda: steps.parts_in(inputs)))
+            context=interpret_context(inputs))
         self.changes.steps.append(record)
         if interpretation.judgement is not None:
             self.changes.readings.append(turn_reading(perceiver, interpretation.judgement, record.decided_by))

@@ -29,7 +29,6 @@ from curator.turn.inputs import (
 )
 from curator.turn.judgement import Judgement, JudgementAnswer, answer_of
 from curator.turn.judging import interpretation_from
-from curator.turn.parts import Part, parts_of
 
 
 def _judgement(decision: Interpretation) -> Judgement:
@@ -44,15 +43,11 @@ def _answer_of(decision: Interpretation) -> JudgementAnswer:
 
 def _interpretation_of(inp: InterpretInput, answer: JudgementAnswer) -> Interpretation:
     # The model rates the turn and words the memory; the deeds are read by the rules, on the
-    # same input (judgement.py says why).
-    return interpretation_from(inp, answer.over(_judgement(fallback.interpret(inp))))
-
-
-def parts_in(inp: InterpretInput) -> list[Part]:
-    """Who did something in the turn as the rules read it: a model's memory of it must name
-    them (parts.py)."""
-    others = [(reading.id, reading.did) for reading in _judgement(fallback.interpret(inp)).others]
-    return parts_of(others, inp.perceiver, inp.aliases)
+    # same input (judgement.py says why), and a memory about someone the model's sentence does
+    # not name is put in the rules' words (judging.interpretation_from).
+    rules = fallback.interpret(inp)
+    return interpretation_from(inp, answer.over(_judgement(rules)), rules_words={
+        draft.subject: draft.content for draft in rules.memories if draft.subject is not None})
 
 
 # A model is asked for a small JudgementAnswer; the Interpretation is built from it by rules.
@@ -74,4 +69,4 @@ ALL_STEPS: tuple[Step[Any, Any], ...] = (INTERPRET, FADE_REVIEW, CORE_REVIEW, RE
                                          IDENTITY, APPRAISE)
 
 __all__ = ["ALL_STEPS", "APPRAISE", "CONSOLIDATE", "CORE_REVIEW", "FADE_REVIEW", "IDENTITY", "INTERPRET",
-           "RECONCILE", "parts_in"]
+           "RECONCILE"]

@@ -15,6 +15,7 @@ with the fallback's judgement.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from curator.domain.config import FORMATION_THRESHOLDS
@@ -33,6 +34,7 @@ from curator.turn.judgement import (
     Valence,
     first_sentences,
 )
+from curator.turn.parts import names, part
 from curator.turn.phrasing import intended, sentence
 from curator.turn.reading import read_turn
 from curator.turn.summaries import summary_tone
@@ -137,7 +139,7 @@ def _importance(inp: InterpretInput, judgement: Judgement) -> float:
 
 
 def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, sig: float,
-                        traits: list[str]) -> MemoryDraft | None:
+                        traits: list[str], rules_words: Mapping[str, str]) -> MemoryDraft | None:
     rel = inp.relationships.get(other.id)
     first = rel is None or rel.interactions == 0
     sign = _SIGN[other.feeling]
@@ -162,7 +164,8 @@ def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, 
     else:
         return None
     kept = [t for t in traits if trait_polarity(t) * sign >= 0][:4]
-    return MemoryDraft(subject=other.id, content=j.memory, kind=kind, emotional_impact=j.emotion,
+    return MemoryDraft(subject=other.id, content=about(other.id, j.memory, inp, rules_words),
+                       kind=kind, emotional_impact=j.emotion,
                        valence=round(max(-1.0, min(1.0, valence)), 3), importance=sig, traits=kept)
 
 
@@ -189,9 +192,23 @@ def trusts(rel: RelationView) -> bool:
     return rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
 
 
-def interpretation_from(inp: InterpretInput, judgement: Judgement) -> Interpretation:
+def about(other: str, memory: str, inp: InterpretInput, rules_words: Mapping[str, str]) -> str:
+    """A memory about `other`: the model's sentence when it names them, else the rules'
+    sentence about them (`rules_words`, when it names them). A memory is filed about who did
+    something in the turn and recalled by them; in the recorded eval answers the 1.5B model's
+    one sentence at times left that one out, or gave their deed to someone else (parts.py)."""
+    who = part(other, inp.aliases)
+    theirs = rules_words.get(other)
+    if names(memory, who) or theirs is None or not names(theirs, who):
+        return memory
+    return theirs
+
+
+def interpretation_from(inp: InterpretInput, judgement: Judgement,
+                        rules_words: Mapping[str, str] | None = None) -> Interpretation:
     """The memories, contexts and feelings a judgement makes (the model's answer over the
-    rules' reading), by rules."""
+    rules' reading), by rules. `rules_words` are the rules' own memories of the turn by
+    subject: a memory about someone the judgement's sentence does not name is put in them."""
     j = with_intent(inp, clash_floor(inp, peril_floor(inp, defining_floor(inp, settled(inp, judgement)))))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
@@ -199,12 +216,12 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement) -> Interpreta
     if j.significance != "trivial":
         traits = read_turn(inp.turn, inp.aliases).traits
         for reading in readings:
-            draft = _relationship_draft(inp, j, reading, sig, traits.get(reading.id, []))
+            draft = _relationship_draft(inp, j, reading, sig, traits.get(reading.id, []), rules_words or {})
             if draft is not None and len(drafts) < 3:
                 drafts.append(draft)
         if inp.role == "actor" and not drafts:
             drafts.append(_self_draft(j, sig))
-    notes = [ContextNote(about=d.subject, text=j.memory) for d in drafts if d.subject is not None]
+    notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
     weight = 0.15 + 0.45 * sig if inp.role == "actor" else 0.1 + 0.2 * sig
     feelings = [Feeling(toward=r.id, sentiment_shift=round(_SIGN[r.feeling] * weight
                                                            * (1.6 if r.did == "betrayed" else 1.0), 3))

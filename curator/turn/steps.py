@@ -43,8 +43,11 @@ def _answer_of(decision: Interpretation) -> JudgementAnswer:
 
 def _interpretation_of(inp: InterpretInput, answer: JudgementAnswer) -> Interpretation:
     # The model rates the turn and words the memory; the deeds are read by the rules, on the
-    # same input (judgement.py says why).
-    return interpretation_from(inp, answer.over(_judgement(fallback.interpret(inp))))
+    # same input (judgement.py says why), and a memory about someone the model's sentence does
+    # not name is put in the rules' words (judging.interpretation_from).
+    rules = fallback.interpret(inp)
+    return interpretation_from(inp, answer.over(_judgement(rules)), rules_words={
+        draft.subject: draft.content for draft in rules.memories if draft.subject is not None})
 
 
 # A model is asked for a small JudgementAnswer; the Interpretation is built from it by rules.

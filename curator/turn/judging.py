@@ -139,11 +139,16 @@ def _importance(inp: InterpretInput, judgement: Judgement) -> float:
 
 
 def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, sig: float,
-                        traits: list[str], rules_words: Mapping[str, str]) -> MemoryDraft | None:
+                        traits: list[str], rules_words: Mapping[str, str],
+                        aided: str | None = None) -> MemoryDraft | None:
     rel = inp.relationships.get(other.id)
     first = rel is None or rel.interactions == 0
     sign = _SIGN[other.feeling]
-    if inp.role == "observer":
+    if inp.role == "observer" and aided is not None and other.id == inp.turn.actor:
+        # What the actor did to the observer: a kindness to it or a clash with it, as the rules
+        # file it (fallback._observer_drafts), not a scene it watched.
+        kind, valence = ((MemoryKind.KINDNESS, 0.75) if aided == "helped" else (MemoryKind.CONFLICT, -0.6))
+    elif inp.role == "observer":
         if other.did == "none" and other.id != inp.turn.actor:
             return None
         kind, valence = MemoryKind.WITNESSED, 0.45 * sign
@@ -212,20 +217,31 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement,
     j = with_intent(inp, clash_floor(inp, peril_floor(inp, defining_floor(inp, settled(inp, judgement)))))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
+    reading_of_turn = read_turn(inp.turn, inp.aliases)
+    # An observer the actor's deed was done to is no bystander (a wolf watching the bear free
+    # its leg): its memory and its feeling toward the actor are an actor's, as the rules have them.
+    done_to_me = reading_of_turn.acts_on.get(inp.perceiver) if inp.role == "observer" else None
+    aided = (done_to_me if done_to_me in ("helped", "hostile") and inp.turn.actor in inp.allowed_subjects
+             else None)
     drafts: list[MemoryDraft] = []
     if j.significance != "trivial":
-        traits = read_turn(inp.turn, inp.aliases).traits
         for reading in readings:
-            draft = _relationship_draft(inp, j, reading, sig, traits.get(reading.id, []), rules_words or {})
+            draft = _relationship_draft(inp, j, reading, sig, reading_of_turn.traits.get(reading.id, []),
+                                        rules_words or {}, aided)
             if draft is not None and len(drafts) < 3:
                 drafts.append(draft)
         if inp.role == "actor" and not drafts:
             drafts.append(_self_draft(j, sig))
     notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
     weight = 0.15 + 0.45 * sig if inp.role == "actor" else 0.1 + 0.2 * sig
-    feelings = [Feeling(toward=r.id, sentiment_shift=round(_SIGN[r.feeling] * weight
-                                                           * (1.6 if r.did == "betrayed" else 1.0), 3))
-                for r in readings if r.feeling != "neutral"]
+
+    def shift(r: OtherReading) -> float:
+        if aided is not None and r.id == inp.turn.actor:
+            return (1.0 if aided == "helped" else -1.0) * (0.15 + 0.45 * sig)
+        return _SIGN[r.feeling] * weight * (1.6 if r.did == "betrayed" else 1.0)
+
+    feelings = [Feeling(toward=r.id, sentiment_shift=round(shift(r), 3)) for r in readings
+                if r.feeling != "neutral" or (aided is not None and r.id == inp.turn.actor)]
     now = sentence(f"{j.memory.rstrip('.!?')}. I feel {j.emotion}.", limit=700)
     return Interpretation(gap=j.gap, significance=sig, harm=j.harm, danger=j.danger,
                           immediate_context=now, relationship_contexts=notes, memories=drafts,

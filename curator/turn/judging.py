@@ -174,8 +174,8 @@ def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, 
                        valence=round(max(-1.0, min(1.0, valence)), 3), importance=sig, traits=kept)
 
 
-def _self_draft(j: Judgement, sig: float) -> MemoryDraft:
-    if j.harm or j.danger:
+def _self_draft(j: Judgement, sig: float, *, own_peril: bool = False) -> MemoryDraft:
+    if own_peril or j.harm or j.danger:
         kind, valence = MemoryKind.DANGER, -0.9 if j.harm else -0.6
     elif j.gap in (Gap.FAILED, Gap.BLOCKED, Gap.THWARTED):
         kind, valence = MemoryKind.FAILURE, -0.45
@@ -230,8 +230,11 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement,
                                         rules_words or {}, aided)
             if draft is not None and len(drafts) < 3:
                 drafts.append(draft)
-        if inp.role == "actor" and not drafts:
-            drafts.append(_self_draft(j, sig))
+        # An actor in danger itself remembers that of itself too, beside what the others did
+        # (the rules do: fallback._self_draft); the self memory is what moves its caution and mood.
+        own_peril = reading_of_turn.actor_harm or reading_of_turn.actor_danger
+        if inp.role == "actor" and (not drafts or own_peril):
+            drafts.append(_self_draft(j, sig, own_peril=own_peril))
     notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
     weight = 0.15 + 0.45 * sig if inp.role == "actor" else 0.1 + 0.2 * sig
 

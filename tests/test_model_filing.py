@@ -1,7 +1,9 @@
-"""An observer the actor's deed was done to is no bystander, with a model as without one: Wolf,
-caught in a trap, watching Bear pry its jaws open, remembers a kindness from Bear and warms
-to him as one who was helped (judging.interpretation_from, as fallback._observer_drafts).
-The model's answers here are scripted, served through respx."""
+"""With a model the turn is filed as the rules file it; only the rating and the sentence are the
+model's (judging.interpretation_from). An observer the actor's deed was done to is no bystander:
+Wolf, caught in a trap, watching Bear pry its jaws open, remembers a kindness from Bear and warms
+to him as one who was helped (as fallback._observer_drafts). An actor in danger itself remembers
+that of itself too, beside what the others did (as fallback._self_draft). The model's answers
+here are scripted, served through respx."""
 
 from __future__ import annotations
 
@@ -56,3 +58,33 @@ def test_the_rescued_observer_remembers_a_kindness_and_warms_as_the_helped(
     # the rules file it so too
     rules_memory, rules_sentiment, rules_by = _wolf_after_the_rescue(tmp_path / "rules.db", None)
     assert rules_by == "fallback" and rules_memory.kind == "kindness" and rules_sentiment > 0.3
+
+
+FLOOD = {"id": "d12", "world_time": "2025-03-12T10:00:00Z", "actor": "deer", "others": ["beaver"],
+         "intent": {"thought": "Just a quick drink", "action": "Drink at the river below the dam"},
+         "reality": "A flash flood roars down the valley and sweeps you off your feet; you are going "
+                    "under. Beaver swims out, grabs you by the scruff and drags you onto the dam, saving "
+                    "your life."}
+
+
+def _flood_respond(request: httpx.Request) -> httpx.Response:
+    if not request.headers["x-curator-template"].startswith("interpret.j2@"):
+        return httpx.Response(200, json=chat(None, refusal="scripted: only interpret is answered here"))
+    # Scripted: a copy of Qwen2.5-Coder-1.5B's answer to this turn (evals/fixtures/qwen1.5b/long_valley)
+    answer = {"harm": True, "danger": True, "significance": "defining", "emotion": "grateful",
+              "memory": "I nearly drowned at the dam, but Beaver saved my life by swimming out and dragging "
+                        "me onto the dam."}
+    return httpx.Response(200, json=chat(json.dumps(answer)))
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_an_actor_in_danger_remembers_it_of_itself_beside_the_rescuer(
+        tmp_path: Path, model_settings: ModelSettings, with_model: bool) -> None:
+    with respx.mock(assert_all_called=False) as router, \
+            Curator(tmp_path / "w.db", model=model_settings if with_model else None) as world:
+        router.post(f"{MODEL_BASE}/chat/completions").mock(side_effect=_flood_respond)
+        result = world.observe(FLOOD)
+    kinds = {(m.subject, m.kind) for m in result.formed if m.owner == "deer"}
+    assert kinds == {("beaver", "kindness"), (None, "danger")}, kinds
+    deciders = {s.decided_by for s in result.steps if s.step == "interpret"}
+    assert deciders == {"model" if with_model else "fallback"}

@@ -88,3 +88,40 @@ def test_an_actor_in_danger_remembers_it_of_itself_beside_the_rescuer(
     assert kinds == {("beaver", "kindness"), (None, "danger")}, kinds
     deciders = {s.decided_by for s in result.steps if s.step == "interpret"}
     assert deciders == {"model" if with_model else "fallback"}
+
+
+MET = {"id": "s1", "world_time": "2025-01-10T09:00:00Z", "actor": "wolf", "others": ["bear"],
+       "intent": {"thought": "", "action": "Walk the bank"}, "reality": "You pass Bear at the deep pool."}
+SALMON = {"id": "s2", "world_time": "2025-01-10T17:00:00Z", "actor": "wolf", "others": ["bear"],
+          "intent": {"thought": "That fish is far too big for a clumsy bear", "action": "Take Bear's salmon"},
+          "reality": "You slink toward the salmon, but Bear rises on its hind legs and roars in your face. "
+                     "For once you back off and settle for the scraps it leaves."}
+
+
+def _salmon_respond(request: httpx.Request) -> httpx.Response:
+    if not request.headers["x-curator-template"].startswith("interpret.j2@"):
+        return httpx.Response(200, json=chat(None, refusal="scripted: only interpret is answered here"))
+    user = json.loads(request.content)["messages"][-1]["content"]
+    memory = ("I tried to take Bear's salmon, but Bear roared at me." if "salmon" in user
+              else "I passed Bear at the deep pool.")
+    answer = {"harm": False, "danger": False, "significance": "notable", "emotion": "annoyed",
+              "memory": memory}
+    return httpx.Response(200, json=chat(json.dumps(answer)))
+
+
+def test_an_ordinary_turn_with_another_is_remembered_through_them(
+        tmp_path: Path, model_settings: ModelSettings) -> None:
+    """Bear's roar is no deed the rules read against Wolf; the turn is still Wolf's with Bear,
+    and the rules draft its memory about Bear (here too slight to keep: they rate the turn
+    trivial, the model notable)."""
+    with respx.mock() as router, Curator(tmp_path / "w.db", model=model_settings) as world:
+        router.post(f"{MODEL_BASE}/chat/completions").mock(side_effect=_salmon_respond)
+        world.observe(MET)
+        result = world.observe(SALMON)
+    (memory,) = [m for m in result.formed if m.owner == "wolf"]
+    assert memory.subject == "bear" and "salmon" in memory.content and "roar" in memory.content
+    assert memory.kind == "relationship_event" and memory.importance == pytest.approx(0.55 - 0.15)
+    with Curator(tmp_path / "rules.db") as world:
+        world.observe(MET)
+        rules = world.observe(SALMON)
+    assert [(d.subject, d.kind) for d in rules.skipped] == [("bear", "relationship_event")]

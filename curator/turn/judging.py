@@ -140,10 +140,14 @@ def _importance(inp: InterpretInput, judgement: Judgement) -> float:
 
 def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, sig: float,
                         traits: list[str], rules_words: Mapping[str, str],
-                        aided: str | None = None) -> MemoryDraft | None:
+                        aided: str | None = None, act: str | None = None) -> MemoryDraft | None:
+    """The memory about `other` a judgement makes, filed as the rules file it (fallback.py):
+    `aided` is what the actor did to an observer perceiving, `act` what an actor perceiving
+    did to `other` (helped, hostile)."""
     rel = inp.relationships.get(other.id)
     first = rel is None or rel.interactions == 0
     sign = _SIGN[other.feeling]
+    importance = sig
     if inp.role == "observer" and aided is not None and other.id == inp.turn.actor:
         # What the actor did to the observer: a kindness to it or a clash with it, as the rules
         # file it (fallback._observer_drafts), not a scene it watched.
@@ -164,14 +168,24 @@ def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, 
         valence = -0.9 if perilous else -(0.4 + 0.4 * sig)
     elif first and other.id in inp.turn.others:
         kind, valence = MemoryKind.ENCOUNTER, 0.1 + 0.2 * sign
+    elif act == "helped":  # what the actor did for them, or against them
+        kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.3
+    elif act == "hostile":
+        kind, valence = MemoryKind.CONFLICT, -0.3
     elif sign:
         kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.3 * sign
+    elif other.id in inp.turn.others:
+        # An ordinary turn with others is remembered through them, a little less than what
+        # someone did: the wolf whose grab at Bear's salmon ended when Bear roared in his face.
+        kind = MemoryKind.RELATIONSHIP_EVENT
+        valence = 0.05 if j.gap is Gap.SUCCEEDED else -0.1
+        importance = max(0.0, sig - 0.15)
     else:
         return None
     kept = [t for t in traits if trait_polarity(t) * sign >= 0][:4]
     return MemoryDraft(subject=other.id, content=about(other.id, j.memory, inp, rules_words),
                        kind=kind, emotional_impact=j.emotion,
-                       valence=round(max(-1.0, min(1.0, valence)), 3), importance=sig, traits=kept)
+                       valence=round(max(-1.0, min(1.0, valence)), 3), importance=importance, traits=kept)
 
 
 def _self_draft(j: Judgement, sig: float, *, own_peril: bool = False) -> MemoryDraft:
@@ -226,8 +240,9 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement,
     drafts: list[MemoryDraft] = []
     if j.significance != "trivial":
         for reading in readings:
+            act = reading_of_turn.acts_on.get(reading.id) if inp.role == "actor" else None
             draft = _relationship_draft(inp, j, reading, sig, reading_of_turn.traits.get(reading.id, []),
-                                        rules_words or {}, aided)
+                                        rules_words or {}, aided, act)
             if draft is not None and len(drafts) < 3:
                 drafts.append(draft)
         # An actor in danger itself remembers that of itself too, beside what the others did

@@ -8,6 +8,7 @@ here are scripted, served through respx."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,28 @@ ANSWERS = {"bear": {"harm": False, "danger": True, "significance": "major", "emo
                     "memory": "Bear knocked the poacher down and pried the trap open for me."}}
 
 
-def _respond(request: httpx.Request) -> httpx.Response:
-    if not request.headers["x-curator-template"].startswith("interpret.j2@"):
-        return httpx.Response(200, json=chat(None, refusal="scripted: only interpret is answered here"))
-    user = json.loads(request.content)["messages"][-1]["content"]
-    who = "wolf" if user.startswith("You are Wolf") else "bear"
-    return httpx.Response(200, json=chat(json.dumps(ANSWERS[who])))
+def interpret_only(answer: Callable[[str], dict[str, Any]]) -> Callable[[httpx.Request], httpx.Response]:
+    """A scripted model: interpret gets `answer(the user message)`; every other step is refused."""
+    def respond(request: httpx.Request) -> httpx.Response:
+        if not request.headers["x-curator-template"].startswith("interpret.j2@"):
+            return httpx.Response(200, json=chat(None, refusal="scripted: only interpret is answered here"))
+        user = json.loads(request.content)["messages"][-1]["content"]
+        return httpx.Response(200, json=chat(json.dumps(answer(user))))
+    return respond
+
+
+def played(path: Path, model: ModelSettings | None, respond: Callable[[httpx.Request], httpx.Response],
+           *turns: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Play `turns` into a world at `path`, with `model` answered by `respond` (or the rules);
+    the last turn's result, and each character as the world then holds it."""
+    with respx.mock(assert_all_called=False) as router, Curator(path, model=model) as world:
+        router.post(f"{MODEL_BASE}/chat/completions").mock(side_effect=respond)
+        results = [world.observe(turn) for turn in turns]
+        characters = {c: world.character(c) for c in world.characters()}
+    return results[-1], characters
+
+
+_respond = interpret_only(lambda user: ANSWERS["wolf" if user.startswith("You are Wolf") else "bear"])
 
 
 def _wolf_after_the_rescue(path: Path, model: ModelSettings | None) -> tuple[Any, float, str]:
@@ -67,23 +84,17 @@ FLOOD = {"id": "d12", "world_time": "2025-03-12T10:00:00Z", "actor": "deer", "ot
                     "your life."}
 
 
-def _flood_respond(request: httpx.Request) -> httpx.Response:
-    if not request.headers["x-curator-template"].startswith("interpret.j2@"):
-        return httpx.Response(200, json=chat(None, refusal="scripted: only interpret is answered here"))
-    # Scripted: a copy of Qwen2.5-Coder-1.5B's answer to this turn (evals/fixtures/qwen1.5b/long_valley)
-    answer = {"harm": True, "danger": True, "significance": "defining", "emotion": "grateful",
-              "memory": "I nearly drowned at the dam, but Beaver saved my life by swimming out and dragging "
-                        "me onto the dam."}
-    return httpx.Response(200, json=chat(json.dumps(answer)))
+# Scripted: a copy of Qwen2.5-Coder-1.5B's answer to this turn (evals/fixtures/qwen1.5b/long_valley)
+_flood_respond = interpret_only(lambda user: {
+    "harm": True, "danger": True, "significance": "defining", "emotion": "grateful",
+    "memory": "I nearly drowned at the dam, but Beaver saved my life by swimming out and dragging me "
+              "onto the dam."})
 
 
 @pytest.mark.parametrize("with_model", [True, False])
 def test_an_actor_in_danger_remembers_it_of_itself_beside_the_rescuer(
         tmp_path: Path, model_settings: ModelSettings, with_model: bool) -> None:
-    with respx.mock(assert_all_called=False) as router, \
-            Curator(tmp_path / "w.db", model=model_settings if with_model else None) as world:
-        router.post(f"{MODEL_BASE}/chat/completions").mock(side_effect=_flood_respond)
-        result = world.observe(FLOOD)
+    result, _ = played(tmp_path / "w.db", model_settings if with_model else None, _flood_respond, FLOOD)
     kinds = {(m.subject, m.kind) for m in result.formed if m.owner == "deer"}
     assert kinds == {("beaver", "kindness"), (None, "danger")}, kinds
     deciders = {s.decided_by for s in result.steps if s.step == "interpret"}
@@ -98,15 +109,10 @@ SALMON = {"id": "s2", "world_time": "2025-01-10T17:00:00Z", "actor": "wolf", "ot
                      "For once you back off and settle for the scraps it leaves."}
 
 
-def _salmon_respond(request: httpx.Request) -> httpx.Response:
-    if not request.headers["x-curator-template"].startswith("interpret.j2@"):
-        return httpx.Response(200, json=chat(None, refusal="scripted: only interpret is answered here"))
-    user = json.loads(request.content)["messages"][-1]["content"]
-    memory = ("I tried to take Bear's salmon, but Bear roared at me." if "salmon" in user
-              else "I passed Bear at the deep pool.")
-    answer = {"harm": False, "danger": False, "significance": "notable", "emotion": "annoyed",
-              "memory": memory}
-    return httpx.Response(200, json=chat(json.dumps(answer)))
+_salmon_respond = interpret_only(lambda user: {
+    "harm": False, "danger": False, "significance": "notable", "emotion": "annoyed",
+    "memory": ("I tried to take Bear's salmon, but Bear roared at me." if "salmon" in user
+               else "I passed Bear at the deep pool.")})
 
 
 def test_an_ordinary_turn_with_another_is_remembered_through_them(
@@ -125,3 +131,29 @@ def test_an_ordinary_turn_with_another_is_remembered_through_them(
         world.observe(MET)
         rules = world.observe(SALMON)
     assert [(d.subject, d.kind) for d in rules.skipped] == [("bear", "relationship_event")]
+
+
+RIDGE = {"id": "t016", "world_time": "2025-01-05T12:00:00Z", "actor": "wolf", "others": ["bear"],
+         "observers": ["owl"], "intent": {"thought": "The bear is on my ridge again",
+                                          "action": "Chase Bear off the ridge"},
+         "reality": "You charge Bear across the ridge, snapping at its heels until it lumbers downhill and "
+                    "out of your land. It looks back once, but does not return."}
+
+
+_ridge_respond = interpret_only(lambda user: {
+    "harm": False, "danger": False, "significance": "notable", "emotion": "uneasy",
+    "memory": ("I saw Wolf chase Bear off the ridge, snapping at his heels." if user.startswith("You are Owl")
+               else "I chased Bear off my ridge.")})
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_what_the_actors_deeds_showed_is_in_the_observers_memory_of_it(
+        tmp_path: Path, model_settings: ModelSettings, with_model: bool) -> None:
+    model = model_settings if with_model else None
+    result, characters = played(tmp_path / "w.db", model, _ridge_respond, RIDGE)
+    owl = characters["owl"].relationships["wolf"]
+    assert [(m.owner, m.subject) for m in result.formed if m.owner == "owl"] == [("owl", "wolf")]
+    (memory,) = owl.recent_memories
+    assert memory.traits == ["aggressive"] and owl.traits == {"aggressive": 1}
+    deciders = {s.decided_by for s in result.steps if s.character == "owl"}
+    assert deciders == {"model" if with_model else "fallback"}

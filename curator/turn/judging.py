@@ -241,8 +241,10 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement,
     if j.significance != "trivial":
         for reading in readings:
             act = reading_of_turn.acts_on.get(reading.id) if inp.role == "actor" else None
-            draft = _relationship_draft(inp, j, reading, sig, reading_of_turn.traits.get(reading.id, []),
-                                        rules_words or {}, aided, act)
+            # What the actor's deeds showed of it, to one who saw them (as the rules file it)
+            shown = (reading_of_turn.actor_traits if inp.role == "observer" and reading.id == inp.turn.actor
+                     else reading_of_turn.traits.get(reading.id, []))
+            draft = _relationship_draft(inp, j, reading, sig, shown, rules_words or {}, aided, act)
             if draft is not None and len(drafts) < 3:
                 drafts.append(draft)
         # An actor in danger itself remembers that of itself too, beside what the others did

@@ -1,4 +1,4 @@
-"""A memory about someone names them (curator/turn/parts.py, judging.about): where a model's
+"""A memory about someone names them (judging.about, perspective.mentions): where a model's
 one sentence for the turn leaves out the one a memory is about, that memory is put in the
 rules' words, which name them; the model's rating of the turn stands. The recorded 1.5B
 answers at times left out the one who acted, or gave their deed to someone else. The model
@@ -20,7 +20,7 @@ from curator import Curator
 from curator.domain.models import SIGNIFICANCE
 from curator.model.llm import ModelSettings
 from curator.turn.judging import about
-from curator.turn.parts import names, part
+from curator.turn.perspective import mentions
 
 # The recorded answer (evals/fixtures/qwen1.5b/long_valley): the rescue, without the rescued.
 RECORDED = ("I burst out of the undergrowth and knocked the poacher down; he drops his rifle and flees "
@@ -28,14 +28,14 @@ RECORDED = ("I burst out of the undergrowth and knocked the poacher down; he dro
 RULES = "I mean to roar and charge the human, and I dig out the trap stake until Wolf pulls his leg free."
 
 
-def test_a_character_is_named_by_name_id_or_alias_and_not_by_a_word_that_holds_it() -> None:
-    isolde = part("isolde", aliases=(("isolde", ("the queen",)), ("wolf", ("the grey",))))
-    assert isolde == ("Isolde", ("isolde", "the queen"))
-    assert names("The queen thanked me.", isolde) and names("ISOLDE bowed.", isolde)
-    assert not names("She thanked me.", isolde)  # a pronoun may be anyone
-    wolf = part("wolf")
-    assert not names("Wolfish grins all round; a wolfhound barked.", wolf)
-    assert part("old_oak") == ("Old Oak", ("old oak",)) and names("I slept under Old Oak.", part("old_oak"))
+def test_a_character_is_named_by_name_or_alias_and_not_by_a_word_that_holds_it() -> None:
+    aliases = (("isolde", ("the queen",)), ("wolf", ("the grey",)))
+    assert mentions("The queen thanked me.", "isolde", aliases)
+    assert mentions("ISOLDE bowed.", "isolde", aliases)
+    assert not mentions("The grey thanked me.", "isolde", aliases)  # another one's alias
+    assert not mentions("She thanked me.", "isolde", aliases)  # a pronoun may be anyone
+    assert not mentions("Wolfish grins all round; a wolfhound barked.", "wolf")
+    assert mentions("I slept under Old Oak.", "old_oak")
 
 
 def test_a_memory_about_someone_the_sentence_leaves_out_is_in_the_rules_words() -> None:
@@ -72,6 +72,6 @@ def test_the_model_rates_the_turn_and_the_memory_about_wolf_names_him(
     assert step.decided_by == "model" and reading.decided_by == "model"
     assert reading.significance == "defining"  # the model's rating stands
     (memory,) = [m for m in result.formed if m.owner == "bear" and m.subject == "wolf"]
-    assert names(memory.content, part("wolf")) and "scruff" in memory.content  # the rules' words
+    assert mentions(memory.content, "wolf") and "scruff" in memory.content  # the rules' words
     assert memory.content != answer["memory"] and memory.importance == SIGNIFICANCE["defining"]
-    assert names(now, part("wolf"))  # what is going on with Wolf, too
+    assert mentions(now, "wolf")  # what is going on with Wolf, too

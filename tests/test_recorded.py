@@ -19,7 +19,7 @@ from curator import Curator, FixtureUnreadable
 from curator.model.fixtures import FixtureStore, Replayer
 from curator.model.llm import ModelSettings
 from curator.turn.judgement import first_sentences
-from curator.turn.parts import names, part
+from curator.turn.perspective import mentions
 from evals.record import MARK, SCRIPTED, SCRIPTED_SETTINGS
 
 RECORDED = ROOT / "fixtures" / "llm" / "two_animals-qwen1.5b"
@@ -92,7 +92,7 @@ def test_the_transcript_in_model_mode_remembers_what_the_model_answered() -> Non
     # which name them: the scripted sentence is the rules' main memory, about one of the others.
     in_rules_words = [m for m in formed if MARK not in m.content]
     assert formed and len(in_rules_words) <= 2
-    assert all(m.subject and names(m.content, part(m.subject)) for m in in_rules_words)
+    assert all(m.subject and mentions(m.content, m.subject) for m in in_rules_words)
     # (its first sentences only, when the plan made it longer than a memory's words)
     assert all(any(c.startswith(said.rstrip("…")) for c in contents) for said in told_by_script)
     assert sum(not m.content.startswith(MARK) for m in formed) <= len(formed) // 10

@@ -34,7 +34,7 @@ from curator.turn.judgement import (
     Valence,
     first_sentences,
 )
-from curator.turn.parts import names, part
+from curator.turn.perspective import mentions
 from curator.turn.phrasing import intended, sentence
 from curator.turn.reading import read_turn
 from curator.turn.summaries import summary_tone
@@ -215,10 +215,11 @@ def about(other: str, memory: str, inp: InterpretInput, rules_words: Mapping[str
     """A memory about `other`: the model's sentence when it names them, else the rules'
     sentence about them (`rules_words`, when it names them). A memory is filed about who did
     something in the turn and recalled by them; in the recorded eval answers the 1.5B model's
-    one sentence at times left that one out, or gave their deed to someone else (parts.py)."""
-    who = part(other, inp.aliases)
+    one sentence at times left that one out, or gave their deed to someone else: Bear's memory
+    of freeing Wolf, filed about Wolf, was "I burst out of the undergrowth and knocked the
+    poacher down"."""
     theirs = rules_words.get(other)
-    if names(memory, who) or theirs is None or not names(theirs, who):
+    if mentions(memory, other, inp.aliases) or theirs is None or not mentions(theirs, other, inp.aliases):
         return memory
     return theirs
 

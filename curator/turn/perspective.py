@@ -91,6 +91,12 @@ def _named(name: str, aliases: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pat
     return re.compile(rf"\b{who}'s\b", re.IGNORECASE), re.compile(rf"\b{who}\b", re.IGNORECASE)
 
 
+def mentions(text: str, character: str, aliases: Aliases = ()) -> bool:
+    """Whether `text` names the character: by its display name or an alias the turn's personas
+    give it ("the queen"), as a word ("wolfish" does not name Wolf); a pronoun does not count."""
+    return _named(display_name(character), dict(aliases).get(character, ()))[1].search(text) is not None
+
+
 @lru_cache(maxsize=4096)
 def _actor_named(name: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)

@@ -126,6 +126,23 @@ def peril_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     return j
 
 
+def rescue_floor(inp: InterpretInput, j: Judgement) -> Judgement:
+    """One the actor helped in a turn of danger was rescued: at least "major" (the bands' own
+    words: "a rescue"), and "defining" when the danger was mortal ("its life saved"), as the
+    rules rate it (fallback: an observer the actor helped lives the turn as one helped). The
+    1.5B model rated Wolf's turn freed from the poacher's trap "notable", and the judgement
+    set's rescued ones (agents ag08, horror hr23) "notable" where a careful reader says core."""
+    if inp.role != "observer" or j.significance == "defining" or _game_rated(inp):
+        return j
+    reading = read_turn(inp.turn, inp.aliases)
+    if reading.acts_on.get(inp.perceiver) != "helped" or not reading.danger:
+        return j
+    band = "defining" if reading.lethal else "major"
+    if SIGNIFICANCE[j.significance] >= SIGNIFICANCE[band]:
+        return j
+    return j.model_copy(update={"significance": band})
+
+
 def _game_rated(inp: InterpretInput) -> bool:
     """The game said how much the turn matters (`outcome.importance`): no floor moves it."""
     return inp.turn.outcome is not None and inp.turn.outcome.importance is not None
@@ -183,7 +200,7 @@ def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, 
     else:
         return None
     kept = [t for t in traits if trait_polarity(t) * sign >= 0][:4]
-    return MemoryDraft(subject=other.id, content=about(other.id, j.memory, inp, rules_words),
+    return MemoryDraft(subject=other.id, content=about(other, j.memory, inp, rules_words),
                        kind=kind, emotional_impact=j.emotion,
                        valence=round(max(-1.0, min(1.0, valence)), 3), importance=importance, traits=kept)
 
@@ -211,15 +228,37 @@ def trusts(rel: RelationView) -> bool:
     return rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
 
 
-def about(other: str, memory: str, inp: InterpretInput, rules_words: Mapping[str, str]) -> str:
-    """A memory about `other`: the model's sentence when it names them, else the rules'
-    sentence about them (`rules_words`, when it names them). A memory is filed about who did
-    something in the turn and recalled by them; in the recorded eval answers the 1.5B model's
-    one sentence at times left that one out, or gave their deed to someone else: Bear's memory
-    of freeing Wolf, filed about Wolf, was "I burst out of the undergrowth and knocked the
-    poacher down"."""
-    theirs = rules_words.get(other)
-    if mentions(memory, other, inp.aliases) or theirs is None or not mentions(theirs, other, inp.aliases):
+# The parts a sentence may give someone that say the opposite of a deed the reading found.
+_OPPOSITE: dict[str, frozenset[str]] = {
+    "helped": frozenset({"hostile", "betrayer"}), "kind": frozenset({"hostile", "betrayer"}),
+    "harmed": frozenset({"helper"}), "blocked": frozenset({"helper"}), "betrayed": frozenset({"helper"})}
+
+
+def told_otherwise(memory: str, other: OtherReading, inp: InterpretInput) -> bool:
+    """Whether the perceiver's first-person sentence, read by the rules, gives `other` the
+    opposite part to the deed the reading of the turn found: Wolf, freed from the trap by Bear,
+    remembered "I was knocked down by Bear and dropped my rifle" (the poacher's part, and Bear
+    as the one who hurt him). Read only in model mode, where a model's call outweighs it."""
+    opposite = _OPPOSITE.get(other.did)
+    if opposite is None:
+        return False
+    cast = [c for c in inp.allowed_subjects if c != inp.perceiver]
+    told = inp.turn.model_copy(update={"actor": inp.perceiver, "reality": memory, "others": cast,
+                                       "observers": [], "outcome": None})
+    return read_turn(told, inp.aliases).roles.get(other.id) in opposite
+
+
+def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Mapping[str, str]) -> str:
+    """A memory about `other`: the model's sentence when it names them and does not tell their
+    part the other way round (`told_otherwise`), else the rules' sentence about them
+    (`rules_words`, when it names them). A memory is filed about who did something in the turn
+    and recalled by them; in the recorded eval answers the 1.5B model's one sentence at times
+    left that one out, or gave their deed to someone else: Bear's memory of freeing Wolf, filed
+    about Wolf, was "I burst out of the undergrowth and knocked the poacher down"."""
+    theirs = rules_words.get(other.id)
+    if theirs is None or not mentions(theirs, other.id, inp.aliases):
+        return memory
+    if mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp):
         return memory
     return theirs
 
@@ -229,7 +268,8 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement,
     """The memories, contexts and feelings a judgement makes (the model's answer over the
     rules' reading), by rules. `rules_words` are the rules' own memories of the turn by
     subject: a memory about someone the judgement's sentence does not name is put in them."""
-    j = with_intent(inp, clash_floor(inp, peril_floor(inp, defining_floor(inp, settled(inp, judgement)))))
+    j = settled(inp, judgement)
+    j = with_intent(inp, clash_floor(inp, rescue_floor(inp, peril_floor(inp, defining_floor(inp, j)))))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
     reading_of_turn = read_turn(inp.turn, inp.aliases)

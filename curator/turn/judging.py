@@ -22,6 +22,7 @@ from curator.domain.config import FORMATION_THRESHOLDS
 from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_band
 from curator.domain.results import TurnReading
 from curator.domain.traits import trait_polarity
+from curator.turn import filing as fl
 from curator.turn.copying import stems
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
 from curator.turn.inputs import InterpretInput, RelationView
@@ -168,35 +169,32 @@ def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, 
     if inp.role == "observer" and aided is not None and other.id == inp.turn.actor:
         # What the actor did to the observer: a kindness to it or a clash with it, as the rules
         # file it (fallback._observer_drafts), not a scene it watched.
-        kind, valence = ((MemoryKind.KINDNESS, 0.75) if aided == "helped" else (MemoryKind.CONFLICT, -0.6))
+        kind, valence = fl.DONE_TO_OBSERVER[aided]
     elif inp.role == "observer":
         if other.did == "none" and other.id != inp.turn.actor:
             return None
         kind, valence = MemoryKind.WITNESSED, 0.45 * sign
     elif other.did == "helped":
-        kind, valence = MemoryKind.KINDNESS, 0.4 + 0.5 * sig
+        kind, valence = MemoryKind.KINDNESS, fl.kindness_valence(sig)
     elif other.did == "betrayed":
-        kind, valence = MemoryKind.BETRAYAL, -0.85
+        kind, valence = MemoryKind.BETRAYAL, fl.BETRAYAL_VALENCE
     elif other.did == "blocked":
-        kind, valence = MemoryKind.CONFLICT, -(0.4 + 0.4 * sig)
+        kind, valence = MemoryKind.CONFLICT, fl.conflict_valence(sig)
     elif other.did == "harmed":
         perilous = (j.harm or j.danger) and sig >= SIGNIFICANCE["major"]
         kind = MemoryKind.DANGER if perilous else MemoryKind.CONFLICT
-        valence = -0.9 if perilous else -(0.4 + 0.4 * sig)
+        valence = fl.PERIL_VALENCE if perilous else fl.conflict_valence(sig)
     elif first and other.id in inp.turn.others:
         kind, valence = MemoryKind.ENCOUNTER, 0.1 + 0.2 * sign
-    elif act == "helped":  # what the actor did for them, or against them
-        kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.3
-    elif act == "hostile":
-        kind, valence = MemoryKind.CONFLICT, -0.3
+    elif act in fl.DONE_BY_ACTOR:  # what the actor did for them, or against them
+        kind, valence = fl.DONE_BY_ACTOR[act]
     elif sign:
         kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.3 * sign
     elif other.id in inp.turn.others:
         # An ordinary turn with others is remembered through them, a little less than what
         # someone did: the wolf whose grab at Bear's salmon ended when Bear roared in his face.
         kind = MemoryKind.RELATIONSHIP_EVENT
-        valence = 0.05 if j.gap is Gap.SUCCEEDED else -0.1
-        importance = max(0.0, sig - 0.15)
+        valence, importance = fl.ordinary_valence(j.gap), fl.ordinary_importance(sig)
     else:
         return None
     kept = [t for t in traits if trait_polarity(t) * sign >= 0][:4]
@@ -207,11 +205,11 @@ def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, 
 
 def _self_draft(j: Judgement, sig: float, *, own_peril: bool = False) -> MemoryDraft:
     if own_peril or j.harm or j.danger:
-        kind, valence = MemoryKind.DANGER, -0.9 if j.harm else -0.6
+        kind, valence = MemoryKind.DANGER, fl.own_peril_valence(j.harm)
     elif j.gap in (Gap.FAILED, Gap.BLOCKED, Gap.THWARTED):
-        kind, valence = MemoryKind.FAILURE, -0.45
+        kind, valence = MemoryKind.FAILURE, fl.FAILURE_VALENCE
     elif j.gap in (Gap.SUCCEEDED, Gap.HELPED) and sig >= SIGNIFICANCE["notable"]:
-        kind, valence = MemoryKind.TRIUMPH, 0.8
+        kind, valence = MemoryKind.TRIUMPH, fl.TRIUMPH_VALENCE
     elif j.gap is Gap.SURPRISED:
         kind, valence = MemoryKind.DISCOVERY, 0.3
     elif j.gap is Gap.MIXED:
@@ -294,12 +292,12 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement,
         if inp.role == "actor" and (not drafts or own_peril):
             drafts.append(_self_draft(j, sig, own_peril=own_peril))
     notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
-    weight = 0.15 + 0.45 * sig if inp.role == "actor" else 0.1 + 0.2 * sig
+    weight = fl.lived_weight(sig) if inp.role == "actor" else 0.1 + 0.2 * sig
 
     def shift(r: OtherReading) -> float:
         if aided is not None and r.id == inp.turn.actor:
-            return (1.0 if aided == "helped" else -1.0) * (0.15 + 0.45 * sig)
-        return _SIGN[r.feeling] * weight * (1.6 if r.did == "betrayed" else 1.0)
+            return (1.0 if aided == "helped" else -1.0) * fl.lived_weight(sig)
+        return _SIGN[r.feeling] * weight * (fl.BETRAYAL_WEIGHT if r.did == "betrayed" else 1.0)
 
     feelings = [Feeling(toward=r.id, sentiment_shift=round(shift(r), 3)) for r in readings
                 if r.feeling != "neutral" or (aided is not None and r.id == inp.turn.actor)]

@@ -15,6 +15,7 @@ with the fallback's judgement.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Literal
 
@@ -226,24 +227,41 @@ def trusts(rel: RelationView) -> bool:
     return rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
 
 
+# A first-person sentence in the second person the rule reader reads a turn in ("I" is the actor).
+_FIRST_PERSON = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
+                 "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll"}
+# "I was knocked down by Bear" → "Bear knocked down you": the rule reader reads a clause's first
+# name as the one acting, so a passive is put in the active first.
+_PASSIVE = re.compile(r"\bI (?:was|got|had been) ([a-z]+(?: (?:down|up|off|out|away|over|back|aside|free))?) "
+                      r"by ((?:the )?[A-Za-z'-]+(?: [A-Z][A-Za-z'-]*)*)")
+_FIRST_WORD = re.compile(r"\b(?:i'm|i've|i'd|i'll|i|me|my|mine|myself)\b", re.IGNORECASE)
 # The parts a sentence may give someone that say the opposite of a deed the reading found.
 _OPPOSITE: dict[str, frozenset[str]] = {
     "helped": frozenset({"hostile", "betrayer"}), "kind": frozenset({"hostile", "betrayer"}),
     "harmed": frozenset({"helper"}), "blocked": frozenset({"helper"}), "betrayed": frozenset({"helper"})}
 
 
-def told_otherwise(memory: str, other: OtherReading, inp: InterpretInput) -> bool:
-    """Whether the perceiver's first-person sentence, read by the rules, gives `other` the
-    opposite part to the deed the reading of the turn found: Wolf, freed from the trap by Bear,
-    remembered "I was knocked down by Bear and dropped my rifle" (the poacher's part, and Bear
-    as the one who hurt him). Read only in model mode, where a model's call outweighs it."""
-    opposite = _OPPOSITE.get(other.did)
-    if opposite is None:
-        return False
+def _part_told(text: str, other: str, inp: InterpretInput) -> str | None:
+    """The part the rule reader gives `other` in the perceiver's first-person `text`."""
     cast = [c for c in inp.allowed_subjects if c != inp.perceiver]
-    told = inp.turn.model_copy(update={"actor": inp.perceiver, "reality": memory, "others": cast,
+    active = _PASSIVE.sub(lambda m: f"{m.group(2)} {m.group(1)} me", text)
+    yours = _FIRST_WORD.sub(lambda m: _FIRST_PERSON[m.group(0).lower()], active)
+    told = inp.turn.model_copy(update={"actor": inp.perceiver, "reality": yours, "others": cast,
                                        "observers": [], "outcome": None})
-    return read_turn(told, inp.aliases).roles.get(other.id) in opposite
+    return read_turn(told, inp.aliases).roles.get(other)
+
+
+def told_otherwise(memory: str, other: OtherReading, inp: InterpretInput, theirs: str) -> bool:
+    """Whether the perceiver's first-person sentence gives `other` the opposite part to the deed
+    the reading of the turn found, where the rules' own sentence about them (`theirs`), read the
+    same way, does not: Wolf, freed from the trap by Bear, remembered "I was knocked down by
+    Bear and dropped my rifle" (the poacher's part, and Bear as the one who hurt him). The rule
+    reader is made for a game master's prose, and reads a retold scene ("I watch Bear: …") less
+    well; comparing with its reading of the rules' sentence of the same turn cancels that out.
+    Read only in model mode, where a model's call outweighs it."""
+    opposite = _OPPOSITE.get(other.did)
+    return opposite is not None and _part_told(memory, other.id, inp) in opposite and (
+        _part_told(theirs, other.id, inp) not in opposite)
 
 
 def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Mapping[str, str]) -> str:
@@ -256,7 +274,7 @@ def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Ma
     theirs = rules_words.get(other.id)
     if theirs is None or not mentions(theirs, other.id, inp.aliases):
         return memory
-    if mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp):
+    if mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp, theirs):
         return memory
     return theirs
 

@@ -196,3 +196,25 @@ def test_what_the_actors_deeds_showed_is_in_the_observers_memory_of_it(
     assert memory.traits == ["aggressive"] and owl.traits == {"aggressive": 1}
     deciders = {s.decided_by for s in result.steps if s.character == "owl"}
     assert deciders == {"model" if with_model else "fallback"}
+
+
+SHARED = {"id": "d19", "world_time": "2025-03-19T08:00:00Z", "actor": "bear", "others": ["wolf"],
+          "intent": {"thought": "", "action": "Fish at the lower pool"},
+          "reality": "Wolf fishes beside you at the lower pool and leaves you the bigger fish."}
+# Scripted: copies of Qwen2.5-Coder-1.5B's answers to this turn (evals/fixtures/qwen1.5b/long_valley,
+# d19-1) and a faithful one.
+_INVERTED = "I was fishing at the lower pool, but Wolf snatched the bigger fish and left me with the smaller one."
+_FAITHFUL = "I fished at the lower pool, and Wolf left me the bigger fish."
+
+
+@pytest.mark.parametrize("said", [_INVERTED, _FAITHFUL])
+def test_a_gift_told_as_a_theft_is_put_in_the_rules_words(
+        tmp_path: Path, model_settings: ModelSettings, said: str) -> None:
+    answer = {"harm": False, "danger": False, "significance": "notable", "emotion": "grateful", "memory": said}
+    result, _ = played(tmp_path / "w.db", model_settings, interpret_only(lambda user: answer), MET, SHARED)
+    (memory,) = [m for m in result.formed if m.owner == "bear" and m.subject == "wolf"]
+    assert memory.kind == "kindness"
+    if said == _FAITHFUL:
+        assert memory.content == said
+    else:  # the rules' words: Wolf leaves the bigger fish
+        assert "snatched" not in memory.content and "leaves me the bigger fish" in memory.content

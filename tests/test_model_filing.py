@@ -203,14 +203,16 @@ SHARED = {"id": "d19", "world_time": "2025-03-19T08:00:00Z", "actor": "bear", "o
           "reality": "Wolf fishes beside you at the lower pool and leaves you the bigger fish."}
 # Scripted: copies of Qwen2.5-Coder-1.5B's answers to this turn (evals/fixtures/qwen1.5b/long_valley,
 # d19-1) and a faithful one.
-_INVERTED = "I was fishing at the lower pool, but Wolf snatched the bigger fish and left me with the smaller one."
+_INVERTED = ("I was fishing at the lower pool, but Wolf snatched the bigger fish and left me with the "
+             "smaller one.")
 _FAITHFUL = "I fished at the lower pool, and Wolf left me the bigger fish."
 
 
 @pytest.mark.parametrize("said", [_INVERTED, _FAITHFUL])
 def test_a_gift_told_as_a_theft_is_put_in_the_rules_words(
         tmp_path: Path, model_settings: ModelSettings, said: str) -> None:
-    answer = {"harm": False, "danger": False, "significance": "notable", "emotion": "grateful", "memory": said}
+    answer = {"harm": False, "danger": False, "significance": "notable", "emotion": "grateful",
+              "memory": said}
     result, _ = played(tmp_path / "w.db", model_settings, interpret_only(lambda user: answer), MET, SHARED)
     (memory,) = [m for m in result.formed if m.owner == "bear" and m.subject == "wolf"]
     assert memory.kind == "kindness"

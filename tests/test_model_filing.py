@@ -53,12 +53,11 @@ def played(path: Path, model: ModelSettings | None, respond: Callable[[httpx.Req
     return results[-1], characters
 
 
-_respond = interpret_only(lambda user: ANSWERS["wolf" if user.startswith("You are Wolf") else "bear"])
-
-
-def _wolf_after_the_rescue(path: Path, model: ModelSettings | None) -> tuple[Any, float, str]:
+def _wolf_after_the_rescue(path: Path, model: ModelSettings | None,
+                           wolf: dict[str, Any] = ANSWERS["wolf"]) -> tuple[Any, float, str]:
+    respond = interpret_only(lambda user: wolf if user.startswith("You are Wolf") else ANSWERS["bear"])
     with respx.mock(assert_all_called=False) as router, Curator(path, model=model) as world:
-        router.post(f"{MODEL_BASE}/chat/completions").mock(side_effect=_respond)
+        router.post(f"{MODEL_BASE}/chat/completions").mock(side_effect=respond)
         result = world.observe(RESCUE)
         feeling = world.character("wolf").relationships["bear"].current_sentiment
     (memory,) = [m for m in result.formed if m.owner == "wolf" and m.subject == "bear"]
@@ -70,11 +69,51 @@ def test_the_rescued_observer_remembers_a_kindness_and_warms_as_the_helped(
         tmp_path: Path, model_settings: ModelSettings) -> None:
     memory, sentiment, by = _wolf_after_the_rescue(tmp_path / "model.db", model_settings)
     assert by == "model" and memory.content == ANSWERS["wolf"]["memory"]
-    assert memory.kind == "kindness" and memory.importance == pytest.approx(0.8)
-    assert sentiment == pytest.approx(0.15 + 0.45 * 0.8, abs=0.01)  # an actor's weight, not 0.1 + 0.2 × 0.8
+    # the model said "major"; a rescue from mortal danger is "defining" (judging.rescue_floor)
+    assert memory.kind == "kindness" and memory.importance == pytest.approx(0.95)
+    assert sentiment == pytest.approx(0.15 + 0.45 * 0.95, abs=0.01)  # an actor's weight, not 0.1 + 0.2 × 0.95
     # the rules file it so too
     rules_memory, rules_sentiment, rules_by = _wolf_after_the_rescue(tmp_path / "rules.db", None)
     assert rules_by == "fallback" and rules_memory.kind == "kindness" and rules_sentiment > 0.3
+
+
+@pytest.mark.parametrize("rated", ["minor", "notable", "major", "defining"])
+def test_a_rescue_from_mortal_danger_is_defining_to_the_rescued_however_the_model_rates_it(
+        tmp_path: Path, model_settings: ModelSettings, rated: str) -> None:
+    # Qwen2.5-Coder-1.5B rated Wolf's rescue "notable" (evals/fixtures/qwen1.5b/long_valley)
+    wolf = {**ANSWERS["wolf"], "significance": rated}
+    result, _ = played(tmp_path / "w.db", model_settings, interpret_only(
+        lambda user: wolf if user.startswith("You are Wolf") else ANSWERS["bear"]), RESCUE)
+    reading = next(r for r in result.readings if r.character == "wolf")
+    assert reading.decided_by == "model" and reading.significance == "defining"
+
+
+def test_a_watched_rescue_is_not_lifted_for_a_bystander(
+        tmp_path: Path, model_settings: ModelSettings) -> None:
+    owl = {**ANSWERS["wolf"], "significance": "notable", "memory": "Bear freed Wolf from the poacher's trap."}
+    watched = {**RESCUE, "observers": ["wolf", "owl"]}
+    result, _ = played(tmp_path / "w.db", model_settings, interpret_only(
+        lambda user: owl if user.startswith("You are Owl") else ANSWERS["bear"]), watched)
+    assert next(r for r in result.readings if r.character == "owl").significance == "notable"
+
+
+def test_a_sentence_that_tells_the_rescuer_as_the_one_who_hurt_is_put_in_the_rules_words(
+        tmp_path: Path, model_settings: ModelSettings) -> None:
+    # Scripted: a copy of Qwen2.5-Coder-1.5B's answer for Wolf (evals/fixtures/qwen1.5b/long_valley),
+    # which gives Wolf the poacher's part and Bear the poacher's blow.
+    recorded = {**ANSWERS["wolf"], "memory": "I was knocked down by Bear and dropped my rifle. I had to pull "
+                                             "my leg free to escape."}
+    memory, sentiment, by = _wolf_after_the_rescue(tmp_path / "w.db", model_settings, recorded)
+    assert by == "model" and memory.kind == "kindness" and sentiment > 0.5
+    assert "rifle" in memory.content and "knocked down by" not in memory.content  # the rules' words
+    assert memory.content.startswith("Bear") and "poacher" in memory.content
+
+
+def test_a_sentence_that_tells_the_rescuer_as_the_rescuer_stands(
+        tmp_path: Path, model_settings: ModelSettings) -> None:
+    told = {**ANSWERS["wolf"], "memory": "Bear saved me from the poacher and pried the jaws open."}
+    memory, _, _ = _wolf_after_the_rescue(tmp_path / "w.db", model_settings, told)
+    assert memory.content == told["memory"]
 
 
 FLOOD = {"id": "d12", "world_time": "2025-03-12T10:00:00Z", "actor": "deer", "others": ["beaver"],
@@ -157,3 +196,27 @@ def test_what_the_actors_deeds_showed_is_in_the_observers_memory_of_it(
     assert memory.traits == ["aggressive"] and owl.traits == {"aggressive": 1}
     deciders = {s.decided_by for s in result.steps if s.character == "owl"}
     assert deciders == {"model" if with_model else "fallback"}
+
+
+SHARED = {"id": "d19", "world_time": "2025-03-19T08:00:00Z", "actor": "bear", "others": ["wolf"],
+          "intent": {"thought": "", "action": "Fish at the lower pool"},
+          "reality": "Wolf fishes beside you at the lower pool and leaves you the bigger fish."}
+# Scripted: copies of Qwen2.5-Coder-1.5B's answers to this turn (evals/fixtures/qwen1.5b/long_valley,
+# d19-1) and a faithful one.
+_INVERTED = ("I was fishing at the lower pool, but Wolf snatched the bigger fish and left me with the "
+             "smaller one.")
+_FAITHFUL = "I fished at the lower pool, and Wolf left me the bigger fish."
+
+
+@pytest.mark.parametrize("said", [_INVERTED, _FAITHFUL])
+def test_a_gift_told_as_a_theft_is_put_in_the_rules_words(
+        tmp_path: Path, model_settings: ModelSettings, said: str) -> None:
+    answer = {"harm": False, "danger": False, "significance": "notable", "emotion": "grateful",
+              "memory": said}
+    result, _ = played(tmp_path / "w.db", model_settings, interpret_only(lambda user: answer), MET, SHARED)
+    (memory,) = [m for m in result.formed if m.owner == "bear" and m.subject == "wolf"]
+    assert memory.kind == "kindness"
+    if said == _FAITHFUL:
+        assert memory.content == said
+    else:  # the rules' words: Wolf leaves the bigger fish
+        assert "snatched" not in memory.content and "leaves me the bigger fish" in memory.content

@@ -19,6 +19,7 @@ from test_prompts import INPUTS
 from curator import Curator
 from curator.domain.models import SIGNIFICANCE
 from curator.model.llm import ModelSettings
+from curator.turn.judgement import OtherReading
 from curator.turn.judging import about
 from curator.turn.perspective import mentions
 
@@ -40,11 +41,12 @@ def test_a_character_is_named_by_name_or_alias_and_not_by_a_word_that_holds_it()
 
 def test_a_memory_about_someone_the_sentence_leaves_out_is_in_the_rules_words() -> None:
     inputs = INPUTS["interpret.j2"]()  # Bear, with Wolf
-    assert about("wolf", RECORDED, inputs, {"wolf": RULES}) == RULES
+    wolf = OtherReading(id="wolf", did="none", feeling="neutral")
+    assert about(wolf, RECORDED, inputs, {"wolf": RULES}) == RULES
     named = "I freed Wolf from the trap."
-    assert about("wolf", named, inputs, {"wolf": RULES}) == named  # the model's, when it names him
-    assert about("wolf", RECORDED, inputs, {}) == RECORDED  # no rules' memory of him: the model's
-    assert about("wolf", RECORDED, inputs, {"wolf": "I dig out the stake."}) == RECORDED  # nor naming him
+    assert about(wolf, named, inputs, {"wolf": RULES}) == named  # the model's, when it names him
+    assert about(wolf, RECORDED, inputs, {}) == RECORDED  # no rules' memory of him: the model's
+    assert about(wolf, RECORDED, inputs, {"wolf": "I dig out the stake."}) == RECORDED  # nor naming him
 
 
 def test_the_model_rates_the_turn_and_the_memory_about_wolf_names_him(

@@ -12,6 +12,7 @@ from curator.domain.lexicon import word_set
 from curator.domain.models import Gap, MemoryKind, Turn, display_name
 from curator.domain.traits import trait_polarity
 from curator.model.decision import MemoryView
+from curator.turn import filing as fl
 from curator.turn.decisions import (
     ContextNote,
     CoreDecision,
@@ -122,18 +123,18 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
     act = reading.acts_on.get(other)
     clause = retell(reading.clause_of.get(other, turn.reality), perceiver=inp.perceiver, actor=turn.actor)
     action = intended(turn.intent.action)
-    importance = sig if role != "present" or act in ("helped", "hostile") else max(0.0, sig - 0.15)
+    importance = sig if role != "present" or act in fl.DONE_BY_ACTOR else fl.ordinary_importance(sig)
     trusted = trusts(rel)
     if role == "betrayer" or (role == "hostile" and trusted and reading.thwart):
-        kind, valence, feeling = MemoryKind.BETRAYAL, -0.85, "betrayed"
+        kind, valence, feeling = MemoryKind.BETRAYAL, fl.BETRAYAL_VALENCE, "betrayed"
         content = f"I trust {display_name(other)}, but {_flow(clause, inp)}"
     elif role == "hostile" and (other in reading.harm_by or reading.actor_harm):
-        kind, valence = MemoryKind.DANGER, -0.9
+        kind, valence = MemoryKind.DANGER, fl.PERIL_VALENCE
         feeling = "terrified" if reading.actor_lethal else "hurt"
         content = f"I mean to {action}, but {_flow(clause, inp)}"
     elif role == "hostile":
         kind = MemoryKind.CONFLICT
-        valence = -(0.4 + 0.4 * importance) - (0.1 if reading.thwart else 0.0)
+        valence = fl.conflict_valence(importance) - (0.1 if reading.thwart else 0.0)
         grudges = sum(n for t, n in rel.traits.items() if t in ("territorial", "aggressive", "selfish"))
         if grudges >= 3:
             feeling = "resentful"
@@ -149,7 +150,7 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
         hinted = turn.outcome is not None and turn.outcome.importance is not None
         if reading.actor_danger and not hinted:
             importance = _clamp(importance + 0.15)  # a rescue from danger is defining
-        kind, valence = MemoryKind.KINDNESS, 0.4 + 0.5 * importance
+        kind, valence = MemoryKind.KINDNESS, fl.kindness_valence(importance)
         if reading.actor_danger:
             feeling = "relieved"
         elif summary_tone(rel.traits, rel.bond) < -0.15:
@@ -160,14 +161,11 @@ def _relationship_draft(inp: InterpretInput, reading: Reading, other: str, sig: 
     elif rel.interactions == 0:
         kind, valence, feeling = MemoryKind.ENCOUNTER, 0.1, "curious"
         content = f"I meet {display_name(other)} for the first time. {clause}"
-    elif act == "helped":
-        kind, valence, feeling = MemoryKind.RELATIONSHIP_EVENT, 0.3, "warm"
-        content = f"I mean to {action}: {_flow(clause, inp)}"
-    elif act == "hostile":
-        kind, valence, feeling = MemoryKind.CONFLICT, -0.3, "defiant"
+    elif act in fl.DONE_BY_ACTOR:
+        (kind, valence), feeling = fl.DONE_BY_ACTOR[act], "warm" if act == "helped" else "defiant"
         content = f"I mean to {action}: {_flow(clause, inp)}"
     else:
-        kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.05 if reading.gap is Gap.SUCCEEDED else -0.1
+        kind, valence = MemoryKind.RELATIONSHIP_EVENT, fl.ordinary_valence(reading.gap)
         feeling = "surprised" if reading.gap is Gap.SURPRISED else "calm"
         content = clause
     return MemoryDraft(subject=other, content=sentence(content), kind=kind, emotional_impact=feeling,
@@ -181,7 +179,7 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
     action = intended(turn.intent.action)
     repeated = _similar_failures(inp.recent_self, turn)
     if reading.actor_harm or reading.actor_danger:
-        kind, valence = MemoryKind.DANGER, -0.9 if reading.actor_harm else -0.6
+        kind, valence = MemoryKind.DANGER, fl.own_peril_valence(reading.actor_harm)
         feeling = "terrified" if reading.actor_lethal else ("hurt" if reading.actor_harm else "afraid")
         lead = "My life is in danger" if reading.actor_lethal else "I am in danger"
         content = f"{lead}: {_flow(told, inp)}"
@@ -190,11 +188,11 @@ def _self_draft(inp: InterpretInput, reading: Reading, sig: float) -> MemoryDraf
             kind, valence, feeling = MemoryKind.LESSON_LEARNED, -0.3, "discouraged"
             content = f"Once again I {tried(action)} and it goes wrong: {_flow(told, inp)}"
         else:
-            kind, valence, feeling = MemoryKind.FAILURE, -0.45, "disappointed"
+            kind, valence, feeling = MemoryKind.FAILURE, fl.FAILURE_VALENCE, "disappointed"
             content = f"I {tried(action)}, but {_flow(told, inp)}"
     elif reading.gap in (Gap.SUCCEEDED, Gap.HELPED) and reading.success and (
             reading.triumph or (repeated and not turn.others)):
-        kind, valence, feeling = MemoryKind.TRIUMPH, 0.8, "proud"
+        kind, valence, feeling = MemoryKind.TRIUMPH, fl.TRIUMPH_VALENCE, "proud"
         content = f"I mean to {action}, and I do it: {_flow(told, inp)}"
     elif turn.others:
         return None  # an ordinary turn with others is remembered through them
@@ -241,10 +239,10 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
     # it (a wolf watching the bear free its leg), attacked, a clash with it.
     done_to_me = reading.acts_on.get(inp.perceiver)
     if done_to_me == "helped":
-        kind, feeling, valence = MemoryKind.KINDNESS, "grateful", 0.75
+        (kind, valence), feeling = fl.DONE_TO_OBSERVER["helped"], "grateful"
         watched = sentence(f"{display_name(turn.actor)} comes to my aid: {told}")
     elif done_to_me == "hostile":
-        kind, feeling, valence = MemoryKind.CONFLICT, "angry", -0.6
+        (kind, valence), feeling = fl.DONE_TO_OBSERVER["hostile"], "angry"
         watched = sentence(f"{display_name(turn.actor)} turns on me: {told}")
     drafts = [MemoryDraft(subject=turn.actor, content=watched,
                           kind=kind, emotional_impact=feeling, valence=valence,
@@ -295,7 +293,7 @@ def interpret(inp: InterpretInput) -> Interpretation:
     if done_to_me in ("helped", "hostile") and turn.actor in inp.allowed_subjects:
         # What was done to the observer moves it as it moves an actor: by how much it mattered.
         sign = 1.0 if done_to_me == "helped" else -1.0
-        feelings.append(Feeling(toward=turn.actor, sentiment_shift=round(sign * (0.15 + 0.45 * sig), 3)))
+        feelings.append(Feeling(toward=turn.actor, sentiment_shift=round(sign * fl.lived_weight(sig), 3)))
     elif inp.role == "observer" and shown and turn.actor in inp.allowed_subjects:
         # An observer judges the actor by what its deeds showed (kept a secret, stood up to a threat).
         feelings.append(Feeling(toward=turn.actor, sentiment_shift=0.1 if shown > 0 else -0.1))
@@ -307,12 +305,12 @@ def interpret(inp: InterpretInput) -> Interpretation:
             weight, sign = 0.1, (1.0 if act == "helped" else -1.0)
             feelings.append(Feeling(toward=other, sentiment_shift=sign * weight))
             continue
-        weight = (0.15 + 0.45 * sig) if inp.role == "actor" else 0.1
+        weight = fl.lived_weight(sig) if inp.role == "actor" else 0.1
         sign = {"helper": 1.0, "mixed": 0.2}.get(role, -1.0)
         if role == "betrayer":
-            weight *= 1.6
+            weight *= fl.BETRAYAL_WEIGHT
         elif other in reading.amends_by and inp.relationships[other].sentiment < 0:
-            weight *= 1.6  # amends for a wrong weigh as much as a betrayal: they answer one
+            weight *= fl.BETRAYAL_WEIGHT  # amends for a wrong weigh as much as a betrayal: they answer one
         feelings.append(Feeling(toward=other, sentiment_shift=round(_clamp(sign * weight, -1, 1), 3)))
     decision = Interpretation(gap=reading.gap, significance=sig, harm=reading.harm, danger=reading.danger,
                               immediate_context=now, relationship_contexts=notes, memories=drafts,

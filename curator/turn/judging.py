@@ -15,6 +15,7 @@ with the fallback's judgement.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Literal
 
@@ -22,6 +23,7 @@ from curator.domain.config import FORMATION_THRESHOLDS
 from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_band
 from curator.domain.results import TurnReading
 from curator.domain.traits import trait_polarity
+from curator.turn import filing as fl
 from curator.turn.copying import stems
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
 from curator.turn.inputs import InterpretInput, RelationView
@@ -126,6 +128,23 @@ def peril_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     return j
 
 
+def rescue_floor(inp: InterpretInput, j: Judgement) -> Judgement:
+    """One the actor helped in a turn of danger was rescued: at least "major" (the bands' own
+    words: "a rescue"), and "defining" when the danger was mortal ("its life saved"), as the
+    rules rate it (fallback: an observer the actor helped lives the turn as one helped). The
+    1.5B model rated Wolf's turn freed from the poacher's trap "notable", and the judgement
+    set's rescued ones (agents ag08, horror hr23) "notable" where a careful reader says core."""
+    if inp.role != "observer" or j.significance == "defining" or _game_rated(inp):
+        return j
+    reading = read_turn(inp.turn, inp.aliases)
+    if reading.acts_on.get(inp.perceiver) != "helped" or not reading.danger:
+        return j
+    band = "defining" if reading.lethal else "major"
+    if SIGNIFICANCE[j.significance] >= SIGNIFICANCE[band]:
+        return j
+    return j.model_copy(update={"significance": band})
+
+
 def _game_rated(inp: InterpretInput) -> bool:
     """The game said how much the turn matters (`outcome.importance`): no floor moves it."""
     return inp.turn.outcome is not None and inp.turn.outcome.importance is not None
@@ -151,50 +170,47 @@ def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, 
     if inp.role == "observer" and aided is not None and other.id == inp.turn.actor:
         # What the actor did to the observer: a kindness to it or a clash with it, as the rules
         # file it (fallback._observer_drafts), not a scene it watched.
-        kind, valence = ((MemoryKind.KINDNESS, 0.75) if aided == "helped" else (MemoryKind.CONFLICT, -0.6))
+        kind, valence = fl.DONE_TO_OBSERVER[aided]
     elif inp.role == "observer":
         if other.did == "none" and other.id != inp.turn.actor:
             return None
         kind, valence = MemoryKind.WITNESSED, 0.45 * sign
     elif other.did == "helped":
-        kind, valence = MemoryKind.KINDNESS, 0.4 + 0.5 * sig
+        kind, valence = MemoryKind.KINDNESS, fl.kindness_valence(sig)
     elif other.did == "betrayed":
-        kind, valence = MemoryKind.BETRAYAL, -0.85
+        kind, valence = MemoryKind.BETRAYAL, fl.BETRAYAL_VALENCE
     elif other.did == "blocked":
-        kind, valence = MemoryKind.CONFLICT, -(0.4 + 0.4 * sig)
+        kind, valence = MemoryKind.CONFLICT, fl.conflict_valence(sig)
     elif other.did == "harmed":
         perilous = (j.harm or j.danger) and sig >= SIGNIFICANCE["major"]
         kind = MemoryKind.DANGER if perilous else MemoryKind.CONFLICT
-        valence = -0.9 if perilous else -(0.4 + 0.4 * sig)
+        valence = fl.PERIL_VALENCE if perilous else fl.conflict_valence(sig)
     elif first and other.id in inp.turn.others:
         kind, valence = MemoryKind.ENCOUNTER, 0.1 + 0.2 * sign
-    elif act == "helped":  # what the actor did for them, or against them
-        kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.3
-    elif act == "hostile":
-        kind, valence = MemoryKind.CONFLICT, -0.3
+    elif act in fl.DONE_BY_ACTOR:  # what the actor did for them, or against them
+        kind, valence = fl.DONE_BY_ACTOR[act]
     elif sign:
         kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.3 * sign
     elif other.id in inp.turn.others:
         # An ordinary turn with others is remembered through them, a little less than what
         # someone did: the wolf whose grab at Bear's salmon ended when Bear roared in his face.
         kind = MemoryKind.RELATIONSHIP_EVENT
-        valence = 0.05 if j.gap is Gap.SUCCEEDED else -0.1
-        importance = max(0.0, sig - 0.15)
+        valence, importance = fl.ordinary_valence(j.gap), fl.ordinary_importance(sig)
     else:
         return None
     kept = [t for t in traits if trait_polarity(t) * sign >= 0][:4]
-    return MemoryDraft(subject=other.id, content=about(other.id, j.memory, inp, rules_words),
+    return MemoryDraft(subject=other.id, content=about(other, j.memory, inp, rules_words),
                        kind=kind, emotional_impact=j.emotion,
                        valence=round(max(-1.0, min(1.0, valence)), 3), importance=importance, traits=kept)
 
 
 def _self_draft(j: Judgement, sig: float, *, own_peril: bool = False) -> MemoryDraft:
     if own_peril or j.harm or j.danger:
-        kind, valence = MemoryKind.DANGER, -0.9 if j.harm else -0.6
+        kind, valence = MemoryKind.DANGER, fl.own_peril_valence(j.harm)
     elif j.gap in (Gap.FAILED, Gap.BLOCKED, Gap.THWARTED):
-        kind, valence = MemoryKind.FAILURE, -0.45
+        kind, valence = MemoryKind.FAILURE, fl.FAILURE_VALENCE
     elif j.gap in (Gap.SUCCEEDED, Gap.HELPED) and sig >= SIGNIFICANCE["notable"]:
-        kind, valence = MemoryKind.TRIUMPH, 0.8
+        kind, valence = MemoryKind.TRIUMPH, fl.TRIUMPH_VALENCE
     elif j.gap is Gap.SURPRISED:
         kind, valence = MemoryKind.DISCOVERY, 0.3
     elif j.gap is Gap.MIXED:
@@ -211,15 +227,54 @@ def trusts(rel: RelationView) -> bool:
     return rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
 
 
-def about(other: str, memory: str, inp: InterpretInput, rules_words: Mapping[str, str]) -> str:
-    """A memory about `other`: the model's sentence when it names them, else the rules'
-    sentence about them (`rules_words`, when it names them). A memory is filed about who did
-    something in the turn and recalled by them; in the recorded eval answers the 1.5B model's
-    one sentence at times left that one out, or gave their deed to someone else: Bear's memory
-    of freeing Wolf, filed about Wolf, was "I burst out of the undergrowth and knocked the
-    poacher down"."""
-    theirs = rules_words.get(other)
-    if mentions(memory, other, inp.aliases) or theirs is None or not mentions(theirs, other, inp.aliases):
+# A first-person sentence in the second person the rule reader reads a turn in ("I" is the actor).
+_FIRST_PERSON = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
+                 "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll"}
+# "I was knocked down by Bear" → "Bear knocked down you": the rule reader reads a clause's first
+# name as the one acting, so a passive is put in the active first.
+_PASSIVE = re.compile(r"\bI (?:was|got|had been) ([a-z]+(?: (?:down|up|off|out|away|over|back|aside|free))?) "
+                      r"by ((?:the )?[A-Za-z'-]+(?: [A-Z][A-Za-z'-]*)*)")
+_FIRST_WORD = re.compile(r"\b(?:i'm|i've|i'd|i'll|i|me|my|mine|myself)\b", re.IGNORECASE)
+# The parts a sentence may give someone that say the opposite of a deed the reading found.
+_OPPOSITE: dict[str, frozenset[str]] = {
+    "helped": frozenset({"hostile", "betrayer"}), "kind": frozenset({"hostile", "betrayer"}),
+    "harmed": frozenset({"helper"}), "blocked": frozenset({"helper"}), "betrayed": frozenset({"helper"})}
+
+
+def _part_told(text: str, other: str, inp: InterpretInput) -> str | None:
+    """The part the rule reader gives `other` in the perceiver's first-person `text`."""
+    cast = [c for c in inp.allowed_subjects if c != inp.perceiver]
+    active = _PASSIVE.sub(lambda m: f"{m.group(2)} {m.group(1)} me", text)
+    yours = _FIRST_WORD.sub(lambda m: _FIRST_PERSON[m.group(0).lower()], active)
+    told = inp.turn.model_copy(update={"actor": inp.perceiver, "reality": yours, "others": cast,
+                                       "observers": [], "outcome": None})
+    return read_turn(told, inp.aliases).roles.get(other)
+
+
+def told_otherwise(memory: str, other: OtherReading, inp: InterpretInput, theirs: str) -> bool:
+    """Whether the perceiver's first-person sentence gives `other` the opposite part to the deed
+    the reading of the turn found, where the rules' own sentence about them (`theirs`), read the
+    same way, does not: Wolf, freed from the trap by Bear, remembered "I was knocked down by
+    Bear and dropped my rifle" (the poacher's part, and Bear as the one who hurt him). The rule
+    reader is made for a game master's prose, and reads a retold scene ("I watch Bear: …") less
+    well; comparing with its reading of the rules' sentence of the same turn cancels that out.
+    Read only in model mode, where a model's call outweighs it."""
+    opposite = _OPPOSITE.get(other.did)
+    return opposite is not None and _part_told(memory, other.id, inp) in opposite and (
+        _part_told(theirs, other.id, inp) not in opposite)
+
+
+def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Mapping[str, str]) -> str:
+    """A memory about `other`: the model's sentence when it names them and does not tell their
+    part the other way round (`told_otherwise`), else the rules' sentence about them
+    (`rules_words`, when it names them). A memory is filed about who did something in the turn
+    and recalled by them; in the recorded eval answers the 1.5B model's one sentence at times
+    left that one out, or gave their deed to someone else: Bear's memory of freeing Wolf, filed
+    about Wolf, was "I burst out of the undergrowth and knocked the poacher down"."""
+    theirs = rules_words.get(other.id)
+    if theirs is None or not mentions(theirs, other.id, inp.aliases):
+        return memory
+    if mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp, theirs):
         return memory
     return theirs
 
@@ -229,7 +284,8 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement,
     """The memories, contexts and feelings a judgement makes (the model's answer over the
     rules' reading), by rules. `rules_words` are the rules' own memories of the turn by
     subject: a memory about someone the judgement's sentence does not name is put in them."""
-    j = with_intent(inp, clash_floor(inp, peril_floor(inp, defining_floor(inp, settled(inp, judgement)))))
+    j = settled(inp, judgement)
+    j = with_intent(inp, clash_floor(inp, rescue_floor(inp, peril_floor(inp, defining_floor(inp, j)))))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
     reading_of_turn = read_turn(inp.turn, inp.aliases)
@@ -254,12 +310,12 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement,
         if inp.role == "actor" and (not drafts or own_peril):
             drafts.append(_self_draft(j, sig, own_peril=own_peril))
     notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
-    weight = 0.15 + 0.45 * sig if inp.role == "actor" else 0.1 + 0.2 * sig
+    weight = fl.lived_weight(sig) if inp.role == "actor" else 0.1 + 0.2 * sig
 
     def shift(r: OtherReading) -> float:
         if aided is not None and r.id == inp.turn.actor:
-            return (1.0 if aided == "helped" else -1.0) * (0.15 + 0.45 * sig)
-        return _SIGN[r.feeling] * weight * (1.6 if r.did == "betrayed" else 1.0)
+            return (1.0 if aided == "helped" else -1.0) * fl.lived_weight(sig)
+        return _SIGN[r.feeling] * weight * (fl.BETRAYAL_WEIGHT if r.did == "betrayed" else 1.0)
 
     feelings = [Feeling(toward=r.id, sentiment_shift=round(shift(r), 3)) for r in readings
                 if r.feeling != "neutral" or (aided is not None and r.id == inp.turn.actor)]

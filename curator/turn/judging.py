@@ -2,9 +2,10 @@
 
 A model is asked for a small answer (harm, danger, how much the turn matters, a feeling word,
 a first-person sentence) and the rules read the deeds (`JudgementAnswer.over`); a 1.5B model
-answers in seconds. `interpretation_from` turns the judgement into the memories, contexts and
-feelings the pipeline stores, by rules: which kind of memory each deed makes, how far one turn
-may move a feeling (a model cannot push a bond from 0 to +1 in one turn however it answers).
+answers in seconds. `interpretation_from` lays the judgement over the rules' filing of the
+same turn (`fallback.interpret`: which memories, of what kind, about whom): the model's rating
+moves their importance and how far the feelings move (a model cannot push a bond from 0 to +1
+in one turn however it answers), and its sentence and feeling word are the memories'.
 The game's own outcome hints (`turn.outcome`) win over the model's reading, as they do over
 the fallback's.
 

@@ -1,10 +1,10 @@
 """Filing: what a memory of each kind weighs, and how far one turn moves a feeling.
 
-A turn is filed the same way whoever read it: the rules (`fallback.py`) and a model's
-judgement (`judging.py`) pick the memory's kind from the deeds, and the numbers below give its
-valence and the feeling's shift from that kind and the turn's significance (0..1). Kept in one
-place so that the two filings cannot drift apart: a model that rated a rescue as the rules do
-must leave the rescued as warm as the rules would.
+The rules (`fallback.py`) pick a memory's kind from the deeds, and the numbers below give its
+valence and the feeling's shift from that kind and the turn's significance (0..1). A model's
+judgement is laid over that filing (`judging.interpretation_from`) and moves the feelings by
+the same weights, so a model that rated a rescue as the rules do leaves the rescued as warm
+as the rules would.
 """
 
 from __future__ import annotations

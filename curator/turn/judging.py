@@ -2,9 +2,10 @@
 
 A model is asked for a small answer (harm, danger, how much the turn matters, a feeling word,
 a first-person sentence) and the rules read the deeds (`JudgementAnswer.over`); a 1.5B model
-answers in seconds. `interpretation_from` turns the judgement into the memories, contexts and
-feelings the pipeline stores, by rules: which kind of memory each deed makes, how far one turn
-may move a feeling (a model cannot push a bond from 0 to +1 in one turn however it answers).
+answers in seconds. `interpretation_from` lays the judgement over the rules' filing of the
+same turn (`fallback.interpret`: which memories, of what kind, about whom): the model's rating
+moves their importance and how far the feelings move (a model cannot push a bond from 0 to +1
+in one turn however it answers), and its sentence and feeling word are the memories'.
 The game's own outcome hints (`turn.outcome`) win over the model's reading, as they do over
 the fallback's.
 
@@ -22,7 +23,6 @@ from typing import Literal
 from curator.domain.config import FORMATION_THRESHOLDS
 from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_band
 from curator.domain.results import TurnReading
-from curator.domain.traits import trait_polarity
 from curator.turn import filing as fl
 from curator.turn.copying import stems
 from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
@@ -157,70 +157,6 @@ def _importance(inp: InterpretInput, judgement: Judgement) -> float:
     return SIGNIFICANCE[judgement.significance]
 
 
-def _relationship_draft(inp: InterpretInput, j: Judgement, other: OtherReading, sig: float,
-                        traits: list[str], rules_words: Mapping[str, str],
-                        aided: str | None = None, act: str | None = None) -> MemoryDraft | None:
-    """The memory about `other` a judgement makes, filed as the rules file it (fallback.py):
-    `aided` is what the actor did to an observer perceiving, `act` what an actor perceiving
-    did to `other` (helped, hostile)."""
-    rel = inp.relationships.get(other.id)
-    first = rel is None or rel.interactions == 0
-    sign = _SIGN[other.feeling]
-    importance = sig
-    if inp.role == "observer" and aided is not None and other.id == inp.turn.actor:
-        # What the actor did to the observer: a kindness to it or a clash with it, as the rules
-        # file it (fallback._observer_drafts), not a scene it watched.
-        kind, valence = fl.DONE_TO_OBSERVER[aided]
-    elif inp.role == "observer":
-        if other.did == "none" and other.id != inp.turn.actor:
-            return None
-        kind, valence = MemoryKind.WITNESSED, 0.45 * sign
-    elif other.did == "helped":
-        kind, valence = MemoryKind.KINDNESS, fl.kindness_valence(sig)
-    elif other.did == "betrayed":
-        kind, valence = MemoryKind.BETRAYAL, fl.BETRAYAL_VALENCE
-    elif other.did == "blocked":
-        kind, valence = MemoryKind.CONFLICT, fl.conflict_valence(sig)
-    elif other.did == "harmed":
-        perilous = (j.harm or j.danger) and sig >= SIGNIFICANCE["major"]
-        kind = MemoryKind.DANGER if perilous else MemoryKind.CONFLICT
-        valence = fl.PERIL_VALENCE if perilous else fl.conflict_valence(sig)
-    elif first and other.id in inp.turn.others:
-        kind, valence = MemoryKind.ENCOUNTER, 0.1 + 0.2 * sign
-    elif act in fl.DONE_BY_ACTOR:  # what the actor did for them, or against them
-        kind, valence = fl.DONE_BY_ACTOR[act]
-    elif sign:
-        kind, valence = MemoryKind.RELATIONSHIP_EVENT, 0.3 * sign
-    elif other.id in inp.turn.others:
-        # An ordinary turn with others is remembered through them, a little less than what
-        # someone did: the wolf whose grab at Bear's salmon ended when Bear roared in his face.
-        kind = MemoryKind.RELATIONSHIP_EVENT
-        valence, importance = fl.ordinary_valence(j.gap), fl.ordinary_importance(sig)
-    else:
-        return None
-    kept = [t for t in traits if trait_polarity(t) * sign >= 0][:4]
-    return MemoryDraft(subject=other.id, content=about(other, j.memory, inp, rules_words),
-                       kind=kind, emotional_impact=j.emotion,
-                       valence=round(max(-1.0, min(1.0, valence)), 3), importance=importance, traits=kept)
-
-
-def _self_draft(j: Judgement, sig: float, *, own_peril: bool = False) -> MemoryDraft:
-    if own_peril or j.harm or j.danger:
-        kind, valence = MemoryKind.DANGER, fl.own_peril_valence(j.harm)
-    elif j.gap in (Gap.FAILED, Gap.BLOCKED, Gap.THWARTED):
-        kind, valence = MemoryKind.FAILURE, fl.FAILURE_VALENCE
-    elif j.gap in (Gap.SUCCEEDED, Gap.HELPED) and sig >= SIGNIFICANCE["notable"]:
-        kind, valence = MemoryKind.TRIUMPH, fl.TRIUMPH_VALENCE
-    elif j.gap is Gap.SURPRISED:
-        kind, valence = MemoryKind.DISCOVERY, 0.3
-    elif j.gap is Gap.MIXED:
-        kind, valence = MemoryKind.PROCESS_NOTE, 0.0
-    else:
-        kind, valence = MemoryKind.PROCESS_NOTE, 0.1
-    return MemoryDraft(subject=None, content=j.memory, kind=kind, emotional_impact=j.emotion,
-                       valence=valence, importance=sig)
-
-
 def trusts(rel: RelationView) -> bool:
     """Whether the perceiver trusts the other (a bond above 0.25, or a summary that speaks
     well of them): a harm from them is a betrayal."""
@@ -279,36 +215,35 @@ def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Ma
     return theirs
 
 
-def interpretation_from(inp: InterpretInput, judgement: Judgement,
-                        rules_words: Mapping[str, str] | None = None) -> Interpretation:
-    """The memories, contexts and feelings a judgement makes (the model's answer over the
-    rules' reading), by rules. `rules_words` are the rules' own memories of the turn by
-    subject: a memory about someone the judgement's sentence does not name is put in them."""
+def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interpretation) -> Interpretation:
+    """The rules' filing of the turn (`rules`, fallback.interpret: which memories, of what
+    kind, about whom, how good or bad, with which traits) with the model's rating and words
+    laid over it: each memory's importance moves by as much as the model's rating of the turn
+    differs from the rules', and its sentence and feeling word are the model's (a memory about
+    someone in the rules' words where the model's sentence leaves them out or tells their part
+    the other way round: `about`). One filing for both modes: before, the model path filed the
+    turn again by rules of its own, which had to be kept alike with the fallback's by hand.
+    The feelings move by the rules' reading of each deed, as far as the model's rating says."""
     j = settled(inp, judgement)
     j = with_intent(inp, clash_floor(inp, rescue_floor(inp, peril_floor(inp, defining_floor(inp, j)))))
     sig = _importance(inp, j)
     readings = [j.reading_of(other) for other in inp.allowed_subjects]
-    reading_of_turn = read_turn(inp.turn, inp.aliases)
     # An observer the actor's deed was done to is no bystander (a wolf watching the bear free
-    # its leg): its memory and its feeling toward the actor are an actor's, as the rules have them.
-    done_to_me = reading_of_turn.acts_on.get(inp.perceiver) if inp.role == "observer" else None
+    # its leg): its feeling toward the actor moves as an actor's, as the rules have it.
+    acts_on = read_turn(inp.turn, inp.aliases).acts_on
+    done_to_me = acts_on.get(inp.perceiver) if inp.role == "observer" else None
     aided = (done_to_me if done_to_me in ("helped", "hostile") and inp.turn.actor in inp.allowed_subjects
              else None)
     drafts: list[MemoryDraft] = []
     if j.significance != "trivial":
-        for reading in readings:
-            act = reading_of_turn.acts_on.get(reading.id) if inp.role == "actor" else None
-            # What the actor's deeds showed of it, to one who saw them (as the rules file it)
-            shown = (reading_of_turn.actor_traits if inp.role == "observer" and reading.id == inp.turn.actor
-                     else reading_of_turn.traits.get(reading.id, []))
-            draft = _relationship_draft(inp, j, reading, sig, shown, rules_words or {}, aided, act)
-            if draft is not None and len(drafts) < 3:
-                drafts.append(draft)
-        # An actor in danger itself remembers that of itself too, beside what the others did
-        # (the rules do: fallback._self_draft); the self memory is what moves its caution and mood.
-        own_peril = reading_of_turn.actor_harm or reading_of_turn.actor_danger
-        if inp.role == "actor" and (not drafts or own_peril):
-            drafts.append(_self_draft(j, sig, own_peril=own_peril))
+        rated = sig - rules.significance
+        for draft in rules.memories:
+            content = j.memory
+            if draft.subject is not None:
+                content = about(j.reading_of(draft.subject), j.memory, inp, {draft.subject: draft.content})
+            drafts.append(draft.model_copy(update={
+                "content": content, "emotional_impact": j.emotion,
+                "importance": round(max(0.0, min(1.0, draft.importance + rated)), 3)}))
     notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
     weight = fl.lived_weight(sig) if inp.role == "actor" else 0.1 + 0.2 * sig
 

@@ -42,12 +42,11 @@ def _answer_of(decision: Interpretation) -> JudgementAnswer:
 
 
 def _interpretation_of(inp: InterpretInput, answer: JudgementAnswer) -> Interpretation:
-    # The model rates the turn and words the memory; the deeds are read by the rules, on the
-    # same input (judgement.py says why), and a memory about someone the model's sentence does
-    # not name is put in the rules' words (judging.interpretation_from).
+    # The model rates the turn and words the memory; the rules read the deeds and file the
+    # turn, on the same input (judgement.py says why), and the model's rating and words are
+    # laid over that filing (judging.interpretation_from).
     rules = fallback.interpret(inp)
-    return interpretation_from(inp, answer.over(_judgement(rules)), rules_words={
-        draft.subject: draft.content for draft in rules.memories if draft.subject is not None})
+    return interpretation_from(inp, answer.over(_judgement(rules)), rules)
 
 
 # A model is asked for a small JudgementAnswer; the Interpretation is built from it by rules.

@@ -13,6 +13,8 @@ from pathlib import Path
 import httpx
 import respx
 from conftest import MODEL_BASE, chat, scripted
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_answer_checks import FEUD, RESCUE_TURN
 from test_prompts import INPUTS
 
@@ -20,7 +22,7 @@ from curator import Curator
 from curator.domain.models import SIGNIFICANCE
 from curator.model.llm import ModelSettings
 from curator.turn.judgement import OtherReading
-from curator.turn.judging import about
+from curator.turn.judging import about, told_otherwise
 from curator.turn.perspective import mentions
 
 # The recorded answer (evals/fixtures/qwen1.5b/long_valley): the rescue, without the rescued.
@@ -79,3 +81,20 @@ def test_the_model_rates_the_turn_and_the_memory_about_wolf_names_him(
     assert memory.content != answer["memory"]
     assert memory.importance == min(1.0, SIGNIFICANCE["defining"] + 0.15)
     assert mentions(now, "wolf")  # what is going on with Wolf, too
+
+
+# Sentences a model may send: anything, and the shapes the reading of a sentence rewrites
+# (a passive, the first person, names and aliases, punctuation the clause splitter cuts at).
+_PIECES = st.sampled_from(["I was knocked down by Bear", "I got pulled free by Wolf", "Wolf", "Bear",
+                           "the grey", "me", "my", "I'm", "myself", "snatched", "saved", "thanked",
+                           "; ", ", but ", ". ", "!", "…", "«", "\u200b", "\n", "by", "was"])
+_SENTENCES = st.one_of(st.text(max_size=200), st.lists(_PIECES, max_size=12).map(" ".join))
+
+
+@settings(max_examples=300, deadline=None)
+@given(said=_SENTENCES, did=st.sampled_from(["helped", "kind", "harmed", "blocked", "betrayed", "none"]))
+def test_reading_any_sentence_for_the_part_it_tells_never_fails(said: str, did: str) -> None:
+    inputs = INPUTS["interpret.j2"]()  # Bear, with Wolf
+    wolf = OtherReading(id="wolf", did=did, feeling="neutral")  # type: ignore[arg-type]
+    assert told_otherwise(said, wolf, inputs, RULES) in (True, False)
+    assert about(wolf, said, inputs, {"wolf": RULES}) in (said, RULES)

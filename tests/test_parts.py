@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import respx
 from conftest import MODEL_BASE, chat, scripted
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_answer_checks import FEUD, RESCUE_TURN
 from test_prompts import INPUTS
@@ -92,6 +92,8 @@ _SENTENCES = st.one_of(st.text(max_size=200), st.lists(_PIECES, max_size=12).map
 
 
 @settings(max_examples=300, deadline=None)
+# found by this test in CI: "İ".lower() is two letters
+@example(said="İ was knocked down by Wolf", did="helped")
 @given(said=_SENTENCES, did=st.sampled_from(["helped", "kind", "harmed", "blocked", "betrayed", "none"]))
 def test_reading_any_sentence_for_the_part_it_tells_never_fails(said: str, did: str) -> None:
     inputs = INPUTS["interpret.j2"]()  # Bear, with Wolf

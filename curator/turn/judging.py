@@ -170,7 +170,8 @@ _FIRST_PERSON = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself
 # name as the one acting, so a passive is put in the active first.
 _PASSIVE = re.compile(r"\bI (?:was|got|had been) ([a-z]+(?: (?:down|up|off|out|away|over|back|aside|free))?) "
                       r"by ((?:the )?[A-Za-z'-]+(?: [A-Z][A-Za-z'-]*)*)")
-_FIRST_WORD = re.compile(r"\b(?:i'm|i've|i'd|i'll|i|me|my|mine|myself)\b", re.IGNORECASE)
+# ASCII only: under Unicode case folding "İ" is an "i" whose lower case is two characters.
+_FIRST_WORD = re.compile(r"\b(?:i'm|i've|i'd|i'll|i|me|my|mine|myself)\b", re.IGNORECASE | re.ASCII)
 # The parts a sentence may give someone that say the opposite of a deed the reading found.
 _OPPOSITE: dict[str, frozenset[str]] = {
     "helped": frozenset({"hostile", "betrayer"}), "kind": frozenset({"hostile", "betrayer"}),

@@ -19,6 +19,7 @@ from curator import Curator
 from curator.cli import cli
 from curator.domain.errors import InvalidInput, RewindRefused, UnknownTurn
 from curator.model.fixtures import FixtureStore, Replayer
+from curator.model.steps import Step
 from evals.record import SCRIPTED, SCRIPTED_SETTINGS
 
 LINES = [line for line in TRANSCRIPT.read_text().splitlines() if line.strip()]
@@ -73,6 +74,22 @@ def test_a_rewind_in_model_mode_reuses_the_call_log_and_calls_no_model() -> None
         world.observe_many(LINES[MIDDLE:])
         assert exported(world) == original
     assert not replay.missing
+
+
+def test_a_logged_answer_that_no_longer_makes_a_decision_falls_back_in_a_rewind(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # As a live answer does (llm.py): any failure turning it into a decision is a fallback,
+    # not a rewind stopped half way.
+    with Replayer(FixtureStore(SCRIPTED)), Curator(":memory:", model=SCRIPTED_SETTINGS) as world:
+        world.observe_many(LINES[:MIDDLE + 2])
+
+        def broken(self: Step[Any, Any], inputs: Any, answer: Any) -> Any:
+            raise KeyError("a conversion this curator cannot make")
+
+        monkeypatch.setattr(Step, "decided", broken)
+        result = world.rewind(turn_id(LINES[MIDDLE - 1]))
+        assert result.decisions_from_call_log == 0 and result.decisions_by_fallback > 0
+        assert world.world.turn_count() == MIDDLE
 
 
 def test_a_rewind_of_a_world_a_real_model_played_reuses_its_answers(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from typing import Any
 
 from pydantic import ValidationError
@@ -23,6 +24,7 @@ from curator.model.steps import D, I, Step
 from curator.store.world import World
 
 NOT_IN_LOG = "rebuilt: not in the call log"
+log = logging.getLogger(__name__)
 
 
 def _key(template: str, template_hash: str, messages: Any) -> str:
@@ -57,6 +59,12 @@ class CallLogDecider:
             try:
                 decision = step.decided(inputs, step.asks.model_validate(logged, context=context))
             except (ValidationError, ValueError):
+                decision = None  # the checks changed since: the answer would be refused today
+            except Exception:  # as the gateway does with a live answer (llm.py)
+                # An answer a newer curator cannot turn into a decision falls back, as a live
+                # one does, rather than stopping the rebuild half way.
+                log.warning("%s for %s: the logged answer no longer makes a decision; the fallback "
+                            "decided", step.name, character, exc_info=True)
                 decision = None
             if decision is not None:
                 self.reused += 1

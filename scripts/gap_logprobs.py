@@ -12,6 +12,10 @@ With --as-meant it asks a yes/no question instead ("Did it go the way the charac
 and scores how well P(yes) ranks the turns that went well (gold succeeded or helped) above the
 others (the area under the ROC curve; 0.5 is chance).
 
+With --as-meant --json the yes/no is asked as a structured answer would be ({"went_as_meant":
+true|false}, the server's json_schema grammar, greedy), as a field of the interpret answer
+would be; its score is the share right (there is no probability to rank by).
+
 Usage (the server of scripts/local_model.sh on 127.0.0.1:8767):
     python scripts/gap_logprobs.py OUT.jsonl [--as-meant]     # resumable: turns in OUT are kept
     python scripts/gap_logprobs.py OUT.jsonl --score [--as-meant]
@@ -51,12 +55,24 @@ def ask(name: str, thought: str, action: str, reality: str) -> dict[str, float]:
     as_meant = "--as-meant" in sys.argv
     user = (f"Character: {name}\nWhat they meant to do: {action}\nWhat they were thinking: {thought}\n"
             f"What happened: {reality}\n" + ("Yes or no:" if as_meant else "Letter:"))
-    body = {"model": "qwen2.5-coder-1.5b", "temperature": 0, "max_tokens": 1, "logprobs": True,
-            "top_logprobs": 20, "messages": [{"role": "system", "content": AS_MEANT if as_meant else SYSTEM},
-                                             {"role": "user", "content": user}]}
+    if as_meant and "--json" in sys.argv:
+        user = user.replace("Yes or no:", 'Answer {"went_as_meant": true or false}:')
+    messages = [{"role": "system", "content": AS_MEANT if as_meant else SYSTEM},
+                {"role": "user", "content": user}]
+    body: dict[str, object] = {"model": "qwen2.5-coder-1.5b", "temperature": 0, "max_tokens": 1,
+                               "logprobs": True, "top_logprobs": 20, "messages": messages}
+    if as_meant and "--json" in sys.argv:
+        schema = {"type": "object", "properties": {"went_as_meant": {"type": "boolean"}},
+                  "required": ["went_as_meant"]}
+        body.update(max_tokens=20, logprobs=False, response_format={
+            "type": "json_schema", "json_schema": {"name": "answer", "schema": schema}})
+        body.pop("top_logprobs")
     request = urllib.request.Request(BASE, json.dumps(body).encode(), {"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=600) as response:
         answer = json.load(response)
+    if as_meant and "--json" in sys.argv:
+        went = json.loads(answer["choices"][0]["message"]["content"])["went_as_meant"]
+        return {"YES": 0.0 if went else -30.0, "NO": -30.0 if went else 0.0}
     top = answer["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
     scores = {letter: -30.0 for letter in (("YES", "NO") if as_meant else LETTERS)}
     for entry in top:
@@ -116,7 +132,10 @@ def score(out: Path) -> None:
     if "--as-meant" in sys.argv:
         for group in ("dev", "test", "fresh", "all"):
             chosen = [r for r in rows if "gold" in r and group in (r["group"], "all")]
-            print(f"{group:6} n={len(chosen):3}  AUC of P(yes) for went well: {auc(chosen):.3f}")
+            right = sum((r["scores"]["YES"] > r["scores"]["NO"]) == (r["gold"] in ("succeeded", "helped"))
+                        for r in chosen)
+            print(f"{group:6} n={len(chosen):3}  AUC of P(yes) for went well: {auc(chosen):.3f}  "
+                  f"yes/no right {100 * right / len(chosen):.1f}%")
         return
     free = [r["scores"] for r in rows if r["key"].startswith("content-free")]
     prior = {k: sum(s[k] for s in free) / len(free) for k in LETTERS}

@@ -70,11 +70,11 @@ def test_the_rescued_observer_remembers_a_kindness_and_warms_as_the_helped(
     memory, sentiment, by = _wolf_after_the_rescue(tmp_path / "model.db", model_settings)
     assert by == "model" and memory.content == ANSWERS["wolf"]["memory"]
     # the model said "major"; a rescue from mortal danger is "defining" (judging.rescue_floor)
-    assert memory.kind == "kindness" and memory.importance == pytest.approx(0.95)
     assert sentiment == pytest.approx(0.15 + 0.45 * 0.95, abs=0.01)  # an actor's weight, not 0.1 + 0.2 × 0.95
-    # the rules file it so too
+    # the rules file it so too, and their number stands: it is in the model's band
     rules_memory, rules_sentiment, rules_by = _wolf_after_the_rescue(tmp_path / "rules.db", None)
     assert rules_by == "fallback" and rules_memory.kind == "kindness" and rules_sentiment > 0.3
+    assert memory.kind == "kindness" and memory.importance == rules_memory.importance >= 0.95
 
 
 @pytest.mark.parametrize("rated", ["minor", "notable", "major", "defining"])
@@ -157,19 +157,21 @@ _salmon_respond = interpret_only(lambda user: {
 def test_an_ordinary_turn_with_another_is_remembered_through_them(
         tmp_path: Path, model_settings: ModelSettings) -> None:
     """Bear's roar is no deed the rules read against Wolf; the turn is still Wolf's with Bear,
-    and the rules draft its memory about Bear (here too slight to keep: they rate the turn
-    trivial, the model notable)."""
+    and its memory is drafted about Bear, 0.15 below the turn, with a model as by the rules.
+    The rules rate the turn 0.5 and the model "notable", the band 0.5 is in, so the rules'
+    number stands and the draft (0.35) is too slight to keep, in both modes alike."""
     with respx.mock() as router, Curator(tmp_path / "w.db", model=model_settings) as world:
         router.post(f"{MODEL_BASE}/chat/completions").mock(side_effect=_salmon_respond)
         world.observe(MET)
         result = world.observe(SALMON)
-    (memory,) = [m for m in result.formed if m.owner == "wolf"]
-    assert memory.subject == "bear" and "salmon" in memory.content and "roar" in memory.content
-    assert memory.kind == "relationship_event" and memory.importance == pytest.approx(0.55 - 0.15)
     with Curator(tmp_path / "rules.db") as world:
         world.observe(MET)
         rules = world.observe(SALMON)
-    assert [(d.subject, d.kind) for d in rules.skipped] == [("bear", "relationship_event")]
+    drafted = [(d.subject, d.kind, d.importance) for d in result.skipped]
+    assert drafted == [(d.subject, d.kind, d.importance) for d in rules.skipped]
+    assert drafted == [("bear", "relationship_event", pytest.approx(0.35))]
+    assert not result.formed and not rules.formed
+    assert next(r for r in result.readings if r.character == "wolf").decided_by == "model"
 
 
 RIDGE = {"id": "t016", "world_time": "2025-01-05T12:00:00Z", "actor": "wolf", "others": ["bear"],
@@ -220,3 +222,30 @@ def test_a_gift_told_as_a_theft_is_put_in_the_rules_words(
         assert memory.content == said
     else:  # the rules' words: Wolf leaves the bigger fish
         assert "snatched" not in memory.content and "leaves me the bigger fish" in memory.content
+
+
+TRAP = {"id": "t030", "world_time": "2025-01-10T11:00:00Z", "actor": "poacher", "others": [],
+        "intent": {"thought": "A pelt that size would pay for the whole winter",
+                   "action": "Set a steel leg-hold trap on the game trail by the logging road"},
+        "reality": "You bury the steel jaws under leaf litter on the game trail and stake the chain "
+                   "to a root."}
+
+
+@pytest.mark.parametrize(("rated", "importance"), [("notable", None), ("major", 0.8), ("minor", None)])
+def test_a_band_moves_the_rules_number_only_where_they_differ(
+        tmp_path: Path, model_settings: ModelSettings, rated: str, importance: float | None) -> None:
+    # Qwen2.5-Coder-1.5B rated this turn "notable" (evals/fixtures/qwen1.5b/long_two_animals);
+    # the rest of the answer is scripted.
+    answer = {"harm": False, "danger": True, "significance": rated, "emotion": "determined",
+              "memory": "I buried the steel jaws on the game trail and staked the chain."}
+    with Curator(tmp_path / "rules.db") as world:
+        (rules,) = [m for m in world.observe(TRAP).formed if m.owner == "poacher"]
+    assert rules.kind == "decision_record" and 0.6 <= rules.importance < 0.7  # notable, kept
+    result, _ = played(tmp_path / "w.db", model_settings, interpret_only(lambda user: answer), TRAP)
+    kept = [m for m in result.formed if m.owner == "poacher"]
+    if rated == "minor":  # 0.3 - 0.65 below the rules' number: under the 0.6 a decision record needs
+        assert not kept and [d.kind for d in result.skipped] == ["decision_record"]
+        return
+    (memory,) = kept
+    assert memory.kind == "decision_record" and memory.content == answer["memory"]
+    assert memory.importance == pytest.approx(importance if importance is not None else rules.importance)

@@ -220,7 +220,8 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     """The rules' filing of the turn (`rules`, fallback.interpret: which memories, of what
     kind, about whom, how good or bad, with which traits) with the model's rating and words
     laid over it: each memory's importance moves by as much as the model's rating of the turn
-    differs from the rules', and its sentence and feeling word are the model's (a memory about
+    differs from the rules' (not at all where the rules' number is in the model's band), and
+    its sentence and feeling word are the model's (a memory about
     someone in the rules' words where the model's sentence leaves them out or tells their part
     the other way round: `about`). One filing for both modes: before, the model path filed the
     turn again by rules of its own, which had to be kept alike with the fallback's by hand.
@@ -237,7 +238,11 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
              else None)
     drafts: list[MemoryDraft] = []
     if j.significance != "trivial":
-        rated = sig - rules.significance
+        # A band is all a model's rating says: where the rules' finer number falls in the band
+        # the model chose, it stands (the poacher's trap, 0.65 by the rules, "notable" by the
+        # model, is not moved down to 0.55 and below what a decision record needs).
+        agreed = significance_band(rules.significance) == j.significance
+        rated = 0.0 if agreed else sig - rules.significance
         for draft in rules.memories:
             content = j.memory
             if draft.subject is not None:

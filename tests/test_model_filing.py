@@ -70,11 +70,13 @@ def test_the_rescued_observer_remembers_a_kindness_and_warms_as_the_helped(
     memory, sentiment, by = _wolf_after_the_rescue(tmp_path / "model.db", model_settings)
     assert by == "model" and memory.content == ANSWERS["wolf"]["memory"]
     # the model said "major"; a rescue from mortal danger is "defining" (judging.rescue_floor)
-    assert sentiment == pytest.approx(0.15 + 0.45 * 0.95, abs=0.01)  # an actor's weight, not 0.1 + 0.2 × 0.95
     # the rules file it so too, and their number stands: it is in the model's band
     rules_memory, rules_sentiment, rules_by = _wolf_after_the_rescue(tmp_path / "rules.db", None)
     assert rules_by == "fallback" and rules_memory.kind == "kindness" and rules_sentiment > 0.3
     assert memory.kind == "kindness" and memory.importance == rules_memory.importance >= 0.95
+    # an actor's weight at that number, not a bystander's 0.1 + 0.2 × it
+    assert sentiment == pytest.approx(0.15 + 0.45 * rules_memory.importance, abs=0.01)
+    assert sentiment == pytest.approx(rules_sentiment)
 
 
 @pytest.mark.parametrize("rated", ["minor", "notable", "major", "defining"])

@@ -18,7 +18,6 @@ from curator.turn.decisions import (
     CoreDecision,
     EpisodeConsolidation,
     FadeReview,
-    Feeling,
     Interpretation,
     MemoryDraft,
     Reconciliation,
@@ -287,31 +286,7 @@ def interpret(inp: InterpretInput) -> Interpretation:
              for other, clause in reading.clause_of.items() if other in inp.allowed_subjects]
     if inp.role == "observer" and turn.actor not in reading.clause_of:
         notes.append(ContextNote(about=turn.actor, text=sentence(told)))
-    feelings = []
-    shown = sum(trait_polarity(t) for t in reading.actor_traits)
-    done_to_me = reading.acts_on.get(inp.perceiver) if inp.role == "observer" else None
-    if done_to_me in ("helped", "hostile") and turn.actor in inp.allowed_subjects:
-        # What was done to the observer moves it as it moves an actor: by how much it mattered.
-        sign = 1.0 if done_to_me == "helped" else -1.0
-        feelings.append(Feeling(toward=turn.actor, sentiment_shift=round(sign * fl.lived_weight(sig), 3)))
-    elif inp.role == "observer" and shown and turn.actor in inp.allowed_subjects:
-        # An observer judges the actor by what its deeds showed (kept a secret, stood up to a threat).
-        feelings.append(Feeling(toward=turn.actor, sentiment_shift=0.1 if shown > 0 else -0.1))
-    for other, role in reading.roles.items():
-        act = reading.acts_on.get(other) if inp.role == "actor" else None
-        if other not in inp.allowed_subjects or (role == "present" and act in (None, "met")):
-            continue
-        if role == "present":
-            weight, sign = 0.1, (1.0 if act == "helped" else -1.0)
-            feelings.append(Feeling(toward=other, sentiment_shift=sign * weight))
-            continue
-        weight = fl.lived_weight(sig) if inp.role == "actor" else 0.1
-        sign = {"helper": 1.0, "mixed": 0.2}.get(role, -1.0)
-        if role == "betrayer":
-            weight *= fl.BETRAYAL_WEIGHT
-        elif other in reading.amends_by and inp.relationships[other].sentiment < 0:
-            weight *= fl.BETRAYAL_WEIGHT  # amends for a wrong weigh as much as a betrayal: they answer one
-        feelings.append(Feeling(toward=other, sentiment_shift=round(_clamp(sign * weight, -1, 1), 3)))
+    feelings = fl.feelings(inp, reading, sig)
     decision = Interpretation(gap=reading.gap, significance=sig, harm=reading.harm, danger=reading.danger,
                               immediate_context=now, relationship_contexts=notes, memories=drafts,
                               feelings=feelings)

@@ -25,7 +25,7 @@ from curator.domain.models import SIGNIFICANCE, Gap, MemoryKind, significance_ba
 from curator.domain.results import TurnReading
 from curator.turn import filing as fl
 from curator.turn.copying import stems
-from curator.turn.decisions import ContextNote, Feeling, Interpretation, MemoryDraft
+from curator.turn.decisions import ContextNote, Interpretation, MemoryDraft
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import (
     HINDRANCES,
@@ -41,7 +41,6 @@ from curator.turn.phrasing import intended, sentence
 from curator.turn.reading import read_turn
 from curator.turn.summaries import summary_tone
 
-_SIGN = {"positive": 1.0, "neutral": 0.0, "negative": -1.0}
 _DEED_OF_KIND: dict[MemoryKind, Deed] = {MemoryKind.KINDNESS: "helped", MemoryKind.BETRAYAL: "betrayed",
                                          MemoryKind.CONFLICT: "harmed", MemoryKind.DANGER: "harmed"}
 _DEED_OF_ROLE: dict[str, Deed] = {"helper": "helped", "hostile": "harmed", "betrayer": "betrayed"}
@@ -225,24 +224,17 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     someone in the rules' words where the model's sentence leaves them out or tells their part
     the other way round: `about`). One filing for both modes: before, the model path filed the
     turn again by rules of its own, which had to be kept alike with the fallback's by hand.
-    The feelings move by the rules' reading of each deed, as far as the model's rating says."""
+    The feelings move as the rules move them (`filing.feelings`), at the model's rating."""
     j = settled(inp, judgement)
     j = with_intent(inp, clash_floor(inp, rescue_floor(inp, peril_floor(inp, defining_floor(inp, j)))))
     sig = _importance(inp, j)
-    readings = [j.reading_of(other) for other in inp.allowed_subjects]
-    # An observer the actor's deed was done to is no bystander (a wolf watching the bear free
-    # its leg): its feeling toward the actor moves as an actor's, as the rules have it.
-    acts_on = read_turn(inp.turn, inp.aliases).acts_on
-    done_to_me = acts_on.get(inp.perceiver) if inp.role == "observer" else None
-    aided = (done_to_me if done_to_me in ("helped", "hostile") and inp.turn.actor in inp.allowed_subjects
-             else None)
+    # A band is all a model's rating says: where the rules' finer number falls in the band
+    # the model chose, it stands (the poacher's trap, 0.65 by the rules, "notable" by the
+    # model, is not moved down to 0.55 and below what a decision record needs).
+    felt = rules.significance if significance_band(rules.significance) == j.significance else sig
     drafts: list[MemoryDraft] = []
     if j.significance != "trivial":
-        # A band is all a model's rating says: where the rules' finer number falls in the band
-        # the model chose, it stands (the poacher's trap, 0.65 by the rules, "notable" by the
-        # model, is not moved down to 0.55 and below what a decision record needs).
-        agreed = significance_band(rules.significance) == j.significance
-        rated = 0.0 if agreed else sig - rules.significance
+        rated = felt - rules.significance
         for draft in rules.memories:
             content = j.memory
             if draft.subject is not None:
@@ -251,15 +243,8 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
                 "content": content, "emotional_impact": j.emotion,
                 "importance": round(max(0.0, min(1.0, draft.importance + rated)), 3)}))
     notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
-    weight = fl.lived_weight(sig) if inp.role == "actor" else 0.1 + 0.2 * sig
-
-    def shift(r: OtherReading) -> float:
-        if aided is not None and r.id == inp.turn.actor:
-            return (1.0 if aided == "helped" else -1.0) * fl.lived_weight(sig)
-        return _SIGN[r.feeling] * weight * (fl.BETRAYAL_WEIGHT if r.did == "betrayed" else 1.0)
-
-    feelings = [Feeling(toward=r.id, sentiment_shift=round(shift(r), 3)) for r in readings
-                if r.feeling != "neutral" or (aided is not None and r.id == inp.turn.actor)]
+    # The feelings move as the rules move them, as far as the turn mattered by the model's rating.
+    feelings = fl.feelings(inp, read_turn(inp.turn, inp.aliases), felt)
     now = sentence(f"{j.memory.rstrip('.!?')}. I feel {j.emotion}.", limit=700)
     return Interpretation(gap=j.gap, significance=sig, harm=j.harm, danger=j.danger,
                           immediate_context=now, relationship_contexts=notes, memories=drafts,

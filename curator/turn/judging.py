@@ -16,7 +16,6 @@ with the fallback's judgement.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Literal
 
@@ -26,6 +25,7 @@ from curator.domain.results import TurnReading
 from curator.turn import filing as fl
 from curator.turn.copying import stems
 from curator.turn.decisions import ContextNote, Interpretation, MemoryDraft
+from curator.turn.faithful import leaves_out, told_otherwise
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import (
     HINDRANCES,
@@ -162,44 +162,6 @@ def trusts(rel: RelationView) -> bool:
     return rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
 
 
-# A first-person sentence in the second person the rule reader reads a turn in ("I" is the actor).
-_FIRST_PERSON = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
-                 "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll"}
-# "I was knocked down by Bear" → "Bear knocked down you": the rule reader reads a clause's first
-# name as the one acting, so a passive is put in the active first.
-_PASSIVE = re.compile(r"\bI (?:was|got|had been) ([a-z]+(?: (?:down|up|off|out|away|over|back|aside|free))?) "
-                      r"by ((?:the )?[A-Za-z'-]+(?: [A-Z][A-Za-z'-]*)*)")
-# ASCII only: under Unicode case folding "İ" is an "i" whose lower case is two characters.
-_FIRST_WORD = re.compile(r"\b(?:i'm|i've|i'd|i'll|i|me|my|mine|myself)\b", re.IGNORECASE | re.ASCII)
-# The parts a sentence may give someone that say the opposite of a deed the reading found.
-_OPPOSITE: dict[str, frozenset[str]] = {
-    "helped": frozenset({"hostile", "betrayer"}), "kind": frozenset({"hostile", "betrayer"}),
-    "harmed": frozenset({"helper"}), "blocked": frozenset({"helper"}), "betrayed": frozenset({"helper"})}
-
-
-def _part_told(text: str, other: str, inp: InterpretInput) -> str | None:
-    """The part the rule reader gives `other` in the perceiver's first-person `text`."""
-    cast = [c for c in inp.allowed_subjects if c != inp.perceiver]
-    active = _PASSIVE.sub(lambda m: f"{m.group(2)} {m.group(1)} me", text)
-    yours = _FIRST_WORD.sub(lambda m: _FIRST_PERSON[m.group(0).lower()], active)
-    told = inp.turn.model_copy(update={"actor": inp.perceiver, "reality": yours, "others": cast,
-                                       "observers": [], "outcome": None})
-    return read_turn(told, inp.aliases).roles.get(other)
-
-
-def told_otherwise(memory: str, other: OtherReading, inp: InterpretInput, theirs: str) -> bool:
-    """Whether the perceiver's first-person sentence gives `other` the opposite part to the deed
-    the reading of the turn found, where the rules' own sentence about them (`theirs`), read the
-    same way, does not: Wolf, freed from the trap by Bear, remembered "I was knocked down by
-    Bear and dropped my rifle" (the poacher's part, and Bear as the one who hurt him). The rule
-    reader is made for a game master's prose, and reads a retold scene ("I watch Bear: …") less
-    well; comparing with its reading of the rules' sentence of the same turn cancels that out.
-    Read only in model mode, where a model's call outweighs it."""
-    opposite = _OPPOSITE.get(other.did)
-    return opposite is not None and _part_told(memory, other.id, inp) in opposite and (
-        _part_told(theirs, other.id, inp) not in opposite)
-
-
 def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Mapping[str, str]) -> str:
     """A memory about `other`: the model's sentence when it names them and does not tell their
     part the other way round (`told_otherwise`), else the rules' sentence about them
@@ -210,7 +172,8 @@ def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Ma
     theirs = rules_words.get(other.id)
     if theirs is None or not mentions(theirs, other.id, inp.aliases):
         return memory
-    if mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp, theirs):
+    if (mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp, theirs)
+            and not leaves_out(memory, inp, theirs)):
         return memory
     return theirs
 
@@ -236,7 +199,7 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     if j.significance != "trivial":
         rated = felt - rules.significance
         for draft in rules.memories:
-            content = j.memory
+            content = draft.content if leaves_out(j.memory, inp, draft.content) else j.memory
             if draft.subject is not None:
                 content = about(j.reading_of(draft.subject), j.memory, inp, {draft.subject: draft.content})
             drafts.append(draft.model_copy(update={

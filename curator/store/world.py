@@ -100,6 +100,12 @@ class World(MemoryRows, Visibility, Transactions):
         row = self.conn.execute("select payload from turns where id = ?", (turn_id,)).fetchone()
         return json.loads(row[0]).get("intent", {}).get("action") if row else None
 
+    def turn_reality(self, turn_id: str) -> str | None:
+        """What actually happened in a logged turn (its reality), if it is logged."""
+        row = self.conn.execute("select payload ->> '$.reality' from turns where id = ?",
+                                (turn_id,)).fetchone()
+        return row[0] if row else None
+
     # -- characters --------------------------------------------------------------------
 
     def ensure_character(self, character_id: str, seen_at: datetime) -> bool:

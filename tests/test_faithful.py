@@ -35,7 +35,8 @@ FLOOD_RULES = ("My life is in danger: a flash flood roars down the valley and sw
 
 
 def test_a_memory_that_drops_what_endangered_the_perceiver_leaves_it_out() -> None:
-    drowned = "I nearly drowned at the dam, but Beaver saved my life by swimming out and dragging me onto the dam."
+    drowned = ("I nearly drowned at the dam, but Beaver saved my life by swimming out and dragging me "
+               "onto the dam.")
     assert leaves_out(drowned, FLOOD, FLOOD_RULES)  # the flood is not named
     assert not leaves_out("The flood nearly drowned me, and Beaver saved my life.", FLOOD, FLOOD_RULES)
 

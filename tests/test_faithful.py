@@ -65,3 +65,10 @@ def test_a_success_with_a_waterfall_in_it_is_no_mishap() -> None:
 def test_an_observer_is_not_held_to_the_actors_mishap() -> None:
     seen = SLIP.model_copy(update={"perceiver": "owl", "role": "observer", "allowed_subjects": ["bear"]})
     assert not leaves_out("I watched Bear wade onto the rocks after a trout.", seen, SLIP_RULES)
+
+
+def test_the_rules_words_replace_a_sentence_only_where_they_tell_the_mishap_themselves() -> None:
+    # the rules' first sentence of a fall that stops before the fall is no better than the model's
+    theirs = "I try to creep back onto the rocks and wait for a fish: I wait, shivering, on the same rock."
+    assert not leaves_out("I waited on the rock for a trout.", SLIP, theirs)
+    assert leaves_out("I waited on the rock for a trout.", SLIP, SLIP_RULES)

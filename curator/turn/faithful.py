@@ -77,7 +77,8 @@ def leaves_out(memory: str, inp: InterpretInput, theirs: str) -> bool:
     """Whether the perceiver's sentence `memory` leaves out what endangered them (the rules'
     sentence of the same turn, `theirs`, names a danger, "the flood", "the trap", and `memory`
     names none of its dangers) or, the actor's, what went wrong: a turn the rules read as a
-    mishap (failed, or done and hurt) told with no failure, hurt or danger in it."""
+    mishap (failed, or done and hurt), which their sentence tells, told with no failure, hurt
+    or danger in it."""
     dangers = _dangers(theirs)
     if dangers and not dangers & _dangers(memory):
         return True
@@ -85,6 +86,9 @@ def leaves_out(memory: str, inp: InterpretInput, theirs: str) -> bool:
         return False
     turn = read_turn(inp.turn, inp.aliases)
     if turn.gap not in _MISHAPS or not (turn.failure or turn.actor_harm):
+        return False
+    rules = read_told(theirs, inp)  # the rules' words must say it, or they are no better
+    if not (rules.failure or rules.actor_harm):
         return False
     mine = read_told(memory, inp)
     return not (mine.failure or mine.harm or mine.actor_harm or mine.danger)

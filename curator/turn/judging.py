@@ -202,13 +202,25 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
             content = draft.content if leaves_out(j.memory, inp, draft.content) else j.memory
             if draft.subject is not None:
                 content = about(j.reading_of(draft.subject), j.memory, inp, {draft.subject: draft.content})
+            importance = draft.importance + rated
+            # Only "trivial" is "nothing to remember" (the prompt's words): rated lower than the
+            # rules rate it, a memory the rules keep is kept, at the edge of keeping (so it fades
+            # the sooner). Fox yipping outside the den all night, "minor" by the model (a small
+            # annoyance), moved Bear's first memory of Fox from 0.4 to 0.15, and none was formed.
+            edge = FORMATION_THRESHOLDS.get(draft.kind, 0.0)
+            if draft.importance >= edge:
+                importance = max(importance, edge)
             drafts.append(draft.model_copy(update={
                 "content": content, "emotional_impact": j.emotion,
-                "importance": round(max(0.0, min(1.0, draft.importance + rated)), 3)}))
+                "importance": round(max(0.0, min(1.0, importance)), 3)}))
     notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
     # The feelings move as the rules move them, as far as the turn mattered by the model's rating.
     feelings = fl.feelings(inp, read_turn(inp.turn, inp.aliases), felt)
     now = sentence(f"{j.memory.rstrip('.!?')}. I feel {j.emotion}.", limit=700)
+    # The reading says what the world does, as the rules' does (`judgement_of_rules`): a turn
+    # of which no memory would be kept was read as not worth remembering, whatever its band.
+    if not any(d.importance >= FORMATION_THRESHOLDS.get(d.kind, 0.0) for d in drafts):
+        j = j.model_copy(update={"significance": "trivial"})
     return Interpretation(gap=j.gap, significance=sig, harm=j.harm, danger=j.danger,
                           immediate_context=now, relationship_contexts=notes, memories=drafts,
                           feelings=feelings, judgement=j)

@@ -72,3 +72,11 @@ def test_the_rules_words_replace_a_sentence_only_where_they_tell_the_mishap_them
     theirs = "I try to creep back onto the rocks and wait for a fish: I wait, shivering, on the same rock."
     assert not leaves_out("I waited on the rock for a trout.", SLIP, theirs)
     assert leaves_out("I waited on the rock for a trout.", SLIP, SLIP_RULES)
+
+
+def test_a_word_of_danger_in_passing_is_no_danger_lived() -> None:
+    # (the judgement set's castle ca11: the healer's night over the drummer boy)
+    night = actor("Save the wounded drummer boy", "You work over the drummer boy through the night, packing "
+                  "the wound, while the lamp smoked and the boy talked to you of his village.")
+    theirs = "I work over the drummer boy through the night, packing the wound, while the lamp smoked."
+    assert not leaves_out("I saved the wounded drummer boy.", night, theirs)

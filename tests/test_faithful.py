@@ -75,8 +75,6 @@ def test_the_rules_words_replace_a_sentence_only_where_they_tell_the_mishap_them
 
 
 def test_a_word_of_danger_in_passing_is_no_danger_lived() -> None:
-    # (the judgement set's castle ca11: the healer's night over the drummer boy)
-    night = actor("Save the wounded drummer boy", "You work over the drummer boy through the night, packing "
-                  "the wound, while the lamp smoked and the boy talked to you of his village.")
-    theirs = "I work over the drummer boy through the night, packing the wound, while the lamp smoked."
-    assert not leaves_out("I saved the wounded drummer boy.", night, theirs)
+    evening = actor("Mend my net", "You sit by the fire and mend your net while the lamp smokes.")
+    theirs = "I sit by the fire and mend my net while the lamp smokes."
+    assert not leaves_out("I mended my net.", evening, theirs)

@@ -72,3 +72,9 @@ def test_the_rules_words_replace_a_sentence_only_where_they_tell_the_mishap_them
     theirs = "I try to creep back onto the rocks and wait for a fish: I wait, shivering, on the same rock."
     assert not leaves_out("I waited on the rock for a trout.", SLIP, theirs)
     assert leaves_out("I waited on the rock for a trout.", SLIP, SLIP_RULES)
+
+
+def test_a_word_of_danger_in_passing_is_no_danger_lived() -> None:
+    evening = actor("Mend my net", "You sit by the fire and mend your net while the lamp smokes.")
+    theirs = "I sit by the fire and mend my net while the lamp smokes."
+    assert not leaves_out("I mended my net.", evening, theirs)

@@ -74,17 +74,21 @@ def told_otherwise(memory: str, other: OtherReading, inp: InterpretInput, theirs
 
 
 def leaves_out(memory: str, inp: InterpretInput, theirs: str) -> bool:
-    """Whether the perceiver's sentence `memory` leaves out what endangered them (the rules'
-    sentence of the same turn, `theirs`, names a danger, "the flood", "the trap", and `memory`
-    names none of its dangers) or, the actor's, what went wrong: a turn the rules read as a
+    """Whether the perceiver's sentence `memory` leaves out what endangered them (in a turn the
+    rules read as dangerous to the actor, or, for an observer, to anyone, the rules' sentence
+    of the same turn, `theirs`, names a danger, "the flood", "the trap", and `memory` names
+    none of its dangers) or, the actor's, what went wrong: a turn the rules read as a
     mishap (failed, or done and hurt), which their sentence tells, told with no failure, hurt
     or danger in it."""
-    dangers = _dangers(theirs)
+    turn = read_turn(inp.turn, inp.aliases)
+    # the danger the perceiver lived (the actor's own, or the one an observer saw): a word
+    # of danger in passing ("the lamp smoked", "a rifle across his knees") is none
+    endangered = turn.actor_danger if inp.role == "actor" else turn.danger
+    dangers = _dangers(theirs) if endangered else set()
     if dangers and not dangers & _dangers(memory):
         return True
     if inp.role != "actor":
         return False
-    turn = read_turn(inp.turn, inp.aliases)
     if turn.gap not in _MISHAPS or not (turn.failure or turn.actor_harm):
         return False
     rules = read_told(theirs, inp)  # the rules' words must say it, or they are no better

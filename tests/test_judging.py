@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from curator.domain.config import FORMATION_THRESHOLDS
 from curator.domain.models import Gap, Relationship, Turn
 from curator.model.decision import validation_scope
 from curator.turn import fallback
@@ -217,7 +218,11 @@ def test_a_clash_the_actor_lived_is_at_least_notable() -> None:
     assert made(inputs("observer"), significance="minor",
                 memory="Wolf took Bear's fishing spot.").judgement.significance == "minor"  # type: ignore[union-attr]
     calm = inputs(reality="You fish at your spot and catch a trout.", others=[])
-    assert made(calm, significance="minor", memory="I caught a trout.").judgement.significance == "minor"  # type: ignore[union-attr]
+    routine = made(calm, significance="minor", memory="I caught a trout.")
+    # not lifted; and since the rules keep no memory of a routine catch, the reading says what
+    # the world does: nothing to remember
+    assert routine.judgement is not None and routine.judgement.significance == "trivial"
+    assert not any(d.importance >= FORMATION_THRESHOLDS[d.kind] for d in routine.memories)
 
 
 def test_a_turn_that_put_the_actors_life_at_stake_or_betrayed_it_is_at_least_major() -> None:

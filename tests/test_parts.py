@@ -21,8 +21,9 @@ from test_prompts import INPUTS
 from curator import Curator
 from curator.domain.models import SIGNIFICANCE
 from curator.model.llm import ModelSettings
+from curator.turn.faithful import told_otherwise
 from curator.turn.judgement import OtherReading
-from curator.turn.judging import about, told_otherwise
+from curator.turn.judging import about
 from curator.turn.perspective import mentions
 
 # The recorded answer (evals/fixtures/qwen1.5b/long_valley): the rescue, without the rescued.

@@ -190,6 +190,31 @@ def test_failing_the_same_attempt_again_repeats_whatever_the_words(kind: MemoryK
     assert (found is memory) is repeat
 
 
+BERRIES = "Wolf is lying beside the berry bushes and growls low at you as you approach. You back away."
+BERRIES_AGAIN = "Wolf is still lying beside the berry bushes and growls low at you as you come near."
+GO = "Go to the berry bushes by the hollow"
+
+
+@pytest.mark.parametrize(("kind", "before", "repeat"), [
+    (C, (GO, BERRIES), True),  # the same happening again, told in other words each time
+    (D, (GO, BERRIES), False),  # filed as another kind: not the same memory
+    (C, (GO, "Wolf chases you off the gravel bar and you swim for the far bank."), False),  # not the same
+    (C, ("Drink at the berry bushes", BERRIES), False),  # the same happening, another attempt
+])
+def test_the_same_thing_happening_again_repeats_however_it_was_told(kind: MemoryKind, before: tuple[str, str],
+                                                                    repeat: bool) -> None:
+    # the recorded model's two memories of t008 and t009 (long_two_animals) share two content words
+    memory = _memory("held", "I was about to go to the berry bushes, but Wolf claimed them.", kind=C)
+    draft = MemoryDraft(subject="wolf", content="Wolf is still there and snarls at me as I come near.",
+                        kind=kind, emotional_impact="anger", valence=-0.5, importance=0.6)
+    assert dedup._jaccard(word_set(BERRIES), word_set(BERRIES_AGAIN)) == pytest.approx(7 / 12)
+    found = dedup.find_repeat([memory], draft, similarity=0.55,
+                              happened=("Go back to the berry bushes by the hollow", BERRIES_AGAIN),
+                              happened_of=lambda m: before if m is memory else None)
+    assert (found is memory) is repeat
+    assert dedup.find_repeat([memory], draft, similarity=0.55) is None  # the words alone: two memories
+
+
 def _draft(kind: MemoryKind, valence: float) -> MemoryDraft:
     return MemoryDraft(subject=None, content="I slip off the wet rocks again.", kind=kind,
                        emotional_impact="wiser", valence=valence, importance=0.7)

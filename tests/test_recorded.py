@@ -91,7 +91,7 @@ def test_the_transcript_in_model_mode_remembers_what_the_model_answered() -> Non
     # A memory about someone the sentence does not name is in the rules' words (judging.about),
     # which name them: the scripted sentence is the rules' main memory, about one of the others.
     # So is one whose sentence tells their part the other way round from the rules' own sentence
-    # (judging.told_otherwise): the scripted sentence is about someone else, and the marker
+    # (faithful.told_otherwise): the scripted sentence is about someone else, and the marker
     # before "I" makes the rule reader take the first name for the one acting (Bear's "[scripted]
     # I mean to … thank Wolf" reads as Wolf thanking).
     in_rules_words = [m for m in formed if MARK not in m.content]

@@ -100,6 +100,12 @@ class World(MemoryRows, Visibility, Transactions):
         row = self.conn.execute("select payload from turns where id = ?", (turn_id,)).fetchone()
         return json.loads(row[0]).get("intent", {}).get("action") if row else None
 
+    def turn_texts(self, turn_id: str) -> tuple[str, str] | None:
+        """What the actor of a logged turn meant to do and what actually happened, if it is logged."""
+        row = self.conn.execute("select payload ->> '$.intent.action', payload ->> '$.reality' from turns"
+                                " where id = ?", (turn_id,)).fetchone()
+        return (row[0] or "", row[1] or "") if row else None
+
     # -- characters --------------------------------------------------------------------
 
     def ensure_character(self, character_id: str, seen_at: datetime) -> bool:

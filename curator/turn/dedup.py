@@ -11,13 +11,20 @@ A draft repeats a recent memory of the same thread (owner and subject) when it i
   in the longer, and both are felt about the same way. A first meeting ("I met Beaver for the
   first time. Beaver slaps his tail …") is filed as an encounter and the same splash twenty
   minutes later ("Beaver slaps his tail … again") as a relationship event; the event is one;
+- the same thing happening again, however it was told: the same kind of memory of two turns
+  whose intents and game texts both share the world's `duplicate_similarity` of their content
+  words ("Go to the berry bushes by the hollow": "Wolf is lying beside the berry bushes and
+  growls low at you"; "Go back to the berry bushes by the hollow": "Wolf is still lying beside
+  the berry bushes and growls low at you"). A model words each memory of its own, and its
+  second telling of a repeat often keeps other details than the first. Both texts: fishing at
+  the river bend and drinking there, each time with Wolf growling, are two memories;
 - the same attempt failing again: two of the owner's own failures whose intended actions act
   on the same thing ("wade onto the rocks …", "try the slippery rocks …"). Each telling of a
   fall differs in its words, but what was attempted, and that it went wrong, is the pattern
   the character remembers.
 
-The rules read the draft and the memories, never where they came from, so a model's drafts
-and the fallback's are deduplicated alike.
+The rules read the drafts, the memories and the game's texts of their turns, never who worded
+them, so a model's drafts and the fallback's are deduplicated alike.
 """
 
 from __future__ import annotations
@@ -45,11 +52,16 @@ _PHRASE_ENDS = frozenset({"and", "or", "but", "to", "at", "in", "on", "onto", "i
 
 def find_repeat(recent: Sequence[Memory], draft: MemoryDraft, *, similarity: float,
                 action: str | None = None,
-                action_of: Callable[[Memory], str | None] | None = None) -> Memory | None:
+                action_of: Callable[[Memory], str | None] | None = None,
+                happened: tuple[str, str] | None = None,
+                happened_of: Callable[[Memory], tuple[str, str] | None] | None = None) -> Memory | None:
     """The recent memory (newest first) that `draft` repeats, or None. `action` is what the
     draft's turn meant to do and `action_of` what an earlier memory's turn meant to do: given
-    both, a failure of the owner's own is matched to an earlier failure of the same attempt."""
+    both, a failure of the owner's own is matched to an earlier failure of the same attempt.
+    `happened` is the intent and the reality of the draft's turn and `happened_of` those of an
+    earlier memory's: given both, the same kind of memory of the same happening is a repeat."""
     words = word_set(draft.content)  # read once per text: compared on every turn
+    texts = (word_set(happened[0]), word_set(happened[1])) if happened and happened_of else None
     attempted = attempt_objects(action) if action and draft.subject is None else set()
     for memory in reversed(recent):
         theirs = word_set(memory.content)
@@ -60,6 +72,11 @@ def find_repeat(recent: Sequence[Memory], draft: MemoryDraft, *, similarity: flo
             return memory
         if _retold(words, theirs) and abs(memory.valence - draft.valence) <= RETOLD_VALENCE:
             return memory
+        if texts and happened_of is not None and memory.kind is draft.kind:
+            before = happened_of(memory)
+            if before and all(_jaccard(now, word_set(then)) >= similarity
+                              for now, then in zip(texts, before, strict=True)):
+                return memory
         if (attempted and action_of is not None and draft.kind in _FAILURES
                 and memory.kind in _FAILURES and memory.subject is None):
             earlier = action_of(memory)

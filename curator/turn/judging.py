@@ -16,7 +16,6 @@ with the fallback's judgement.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Literal
 
@@ -26,6 +25,7 @@ from curator.domain.results import TurnReading
 from curator.turn import filing as fl
 from curator.turn.copying import stems
 from curator.turn.decisions import ContextNote, Interpretation, MemoryDraft
+from curator.turn.faithful import leaves_out, told_otherwise
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import (
     HINDRANCES,
@@ -162,44 +162,6 @@ def trusts(rel: RelationView) -> bool:
     return rel.bond > 0.25 or summary_tone(rel.traits, rel.bond) > 0.3
 
 
-# A first-person sentence in the second person the rule reader reads a turn in ("I" is the actor).
-_FIRST_PERSON = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
-                 "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll"}
-# "I was knocked down by Bear" → "Bear knocked down you": the rule reader reads a clause's first
-# name as the one acting, so a passive is put in the active first.
-_PASSIVE = re.compile(r"\bI (?:was|got|had been) ([a-z]+(?: (?:down|up|off|out|away|over|back|aside|free))?) "
-                      r"by ((?:the )?[A-Za-z'-]+(?: [A-Z][A-Za-z'-]*)*)")
-# ASCII only: under Unicode case folding "İ" is an "i" whose lower case is two characters.
-_FIRST_WORD = re.compile(r"\b(?:i'm|i've|i'd|i'll|i|me|my|mine|myself)\b", re.IGNORECASE | re.ASCII)
-# The parts a sentence may give someone that say the opposite of a deed the reading found.
-_OPPOSITE: dict[str, frozenset[str]] = {
-    "helped": frozenset({"hostile", "betrayer"}), "kind": frozenset({"hostile", "betrayer"}),
-    "harmed": frozenset({"helper"}), "blocked": frozenset({"helper"}), "betrayed": frozenset({"helper"})}
-
-
-def _part_told(text: str, other: str, inp: InterpretInput) -> str | None:
-    """The part the rule reader gives `other` in the perceiver's first-person `text`."""
-    cast = [c for c in inp.allowed_subjects if c != inp.perceiver]
-    active = _PASSIVE.sub(lambda m: f"{m.group(2)} {m.group(1)} me", text)
-    yours = _FIRST_WORD.sub(lambda m: _FIRST_PERSON[m.group(0).lower()], active)
-    told = inp.turn.model_copy(update={"actor": inp.perceiver, "reality": yours, "others": cast,
-                                       "observers": [], "outcome": None})
-    return read_turn(told, inp.aliases).roles.get(other)
-
-
-def told_otherwise(memory: str, other: OtherReading, inp: InterpretInput, theirs: str) -> bool:
-    """Whether the perceiver's first-person sentence gives `other` the opposite part to the deed
-    the reading of the turn found, where the rules' own sentence about them (`theirs`), read the
-    same way, does not: Wolf, freed from the trap by Bear, remembered "I was knocked down by
-    Bear and dropped my rifle" (the poacher's part, and Bear as the one who hurt him). The rule
-    reader is made for a game master's prose, and reads a retold scene ("I watch Bear: …") less
-    well; comparing with its reading of the rules' sentence of the same turn cancels that out.
-    Read only in model mode, where a model's call outweighs it."""
-    opposite = _OPPOSITE.get(other.did)
-    return opposite is not None and _part_told(memory, other.id, inp) in opposite and (
-        _part_told(theirs, other.id, inp) not in opposite)
-
-
 def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Mapping[str, str]) -> str:
     """A memory about `other`: the model's sentence when it names them and does not tell their
     part the other way round (`told_otherwise`), else the rules' sentence about them
@@ -210,7 +172,8 @@ def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Ma
     theirs = rules_words.get(other.id)
     if theirs is None or not mentions(theirs, other.id, inp.aliases):
         return memory
-    if mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp, theirs):
+    if (mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp, theirs)
+            and not leaves_out(memory, inp, theirs)):
         return memory
     return theirs
 
@@ -236,16 +199,28 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     if j.significance != "trivial":
         rated = felt - rules.significance
         for draft in rules.memories:
-            content = j.memory
+            content = draft.content if leaves_out(j.memory, inp, draft.content) else j.memory
             if draft.subject is not None:
                 content = about(j.reading_of(draft.subject), j.memory, inp, {draft.subject: draft.content})
+            importance = draft.importance + rated
+            # Only "trivial" is "nothing to remember" (the prompt's words): rated lower than the
+            # rules rate it, a memory the rules keep is kept, at the edge of keeping (so it fades
+            # the sooner). Fox yipping outside the den all night, "minor" by the model (a small
+            # annoyance), moved Bear's first memory of Fox from 0.4 to 0.15, and none was formed.
+            edge = FORMATION_THRESHOLDS.get(draft.kind, 0.0)
+            if draft.importance >= edge:
+                importance = max(importance, edge)
             drafts.append(draft.model_copy(update={
                 "content": content, "emotional_impact": j.emotion,
-                "importance": round(max(0.0, min(1.0, draft.importance + rated)), 3)}))
+                "importance": round(max(0.0, min(1.0, importance)), 3)}))
     notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
     # The feelings move as the rules move them, as far as the turn mattered by the model's rating.
     feelings = fl.feelings(inp, read_turn(inp.turn, inp.aliases), felt)
     now = sentence(f"{j.memory.rstrip('.!?')}. I feel {j.emotion}.", limit=700)
+    # The reading says what the world does, as the rules' does (`judgement_of_rules`): a turn
+    # of which no memory would be kept was read as not worth remembering, whatever its band.
+    if not any(d.importance >= FORMATION_THRESHOLDS.get(d.kind, 0.0) for d in drafts):
+        j = j.model_copy(update={"significance": "trivial"})
     return Interpretation(gap=j.gap, significance=sig, harm=j.harm, danger=j.danger,
                           immediate_context=now, relationship_contexts=notes, memories=drafts,
                           feelings=feelings, judgement=j)

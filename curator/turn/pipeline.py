@@ -267,9 +267,13 @@ class Curation(Views):
         def action_of(memory: Memory) -> str | None:
             return self.world.turn_action(memory.source_turns[0]) if memory.source_turns else None
 
+        def happened_of(memory: Memory) -> tuple[str, str] | None:
+            return self.world.turn_texts(memory.source_turns[0]) if memory.source_turns else None
+
         action = turn.intent.action if turn.actor == thread.owner else None
         return dedup.find_repeat(thread.recent, draft, similarity=self.config.duplicate_similarity,
-                                 action=action, action_of=action_of)
+                                 action=action, action_of=action_of,
+                                 happened=(turn.intent.action, turn.reality), happened_of=happened_of)
 
     # -- reviews -------------------------------------------------------------------------
 

@@ -1,0 +1,105 @@
+"""Does a model's sentence tell the turn as it happened? The checks that decide, in model mode,
+whether a memory keeps the model's words or the rules' (judging.about).
+
+A 1.5B model's one sentence is shorter and livelier than the rules' retelling, and mostly right;
+these catch the two ways it goes wrong that matter to a memory. `told_otherwise`: it gives someone
+the opposite part ("I was knocked down by Bear", of Bear freeing Wolf from the trap).
+`leaves_out`: it drops what endangered the perceiver or what went wrong ("I nearly drowned at
+the dam" of a flash flood; "the trout were gone" of a bear that slid off the rocks), so the
+memory is not found when the character is asked about the flood, and a repeated fall is no
+longer a fall.
+
+Each check reads both sentences with the rule reader (reading.py), the model's and the rules'
+own sentence of the same turn, and compares the two readings: the reader is made for a game
+master's prose and reads a retold first-person scene less well, and comparing it with its own
+reading of the rules' retelling cancels that out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from curator.domain import lexicon as lx
+from curator.domain.models import Gap
+from curator.turn.inputs import InterpretInput
+from curator.turn.judgement import OtherReading
+from curator.turn.reading import Reading, read_turn
+
+# A first-person sentence in the second person the rule reader reads a turn in ("I" is the actor).
+_FIRST_PERSON = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
+                 "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll"}
+# "I was knocked down by Bear" → "Bear knocked down you": the rule reader reads a clause's first
+# name as the one acting, so a passive is put in the active first.
+_PASSIVE = re.compile(r"\bI (?:was|got|had been) ([a-z]+(?: (?:down|up|off|out|away|over|back|aside|free))?) "
+                      r"by ((?:the )?[A-Za-z'-]+(?: [A-Z][A-Za-z'-]*)*)")
+# ASCII only: under Unicode case folding "İ" is an "i" whose lower case is two characters.
+_FIRST_WORD = re.compile(r"\b(?:i'm|i've|i'd|i'll|i|me|my|mine|myself)\b", re.IGNORECASE | re.ASCII)
+# The parts a sentence may give someone that say the opposite of a deed the reading found.
+_OPPOSITE: dict[str, frozenset[str]] = {
+    "helped": frozenset({"hostile", "betrayer"}), "kind": frozenset({"hostile", "betrayer"}),
+    "harmed": frozenset({"helper"}), "blocked": frozenset({"helper"}), "betrayed": frozenset({"helper"})}
+
+# A turn that went wrong by itself (no one stood in the way): a memory of it says what went wrong.
+_MISHAPS = frozenset({Gap.FAILED, Gap.MIXED})
+_NO_DANGER_NAMED = frozenset({"danger", "threat"})
+
+
+def read_told(text: str, inp: InterpretInput) -> Reading:
+    """The rule reader's reading of the perceiver's first-person `text`, as if the game master
+    had told it to the perceiver."""
+    cast = [c for c in inp.allowed_subjects if c != inp.perceiver]
+    active = _PASSIVE.sub(lambda m: f"{m.group(2)} {m.group(1)} me", text)
+    yours = _FIRST_WORD.sub(lambda m: _FIRST_PERSON[m.group(0).lower()], active)
+    told = inp.turn.model_copy(update={"actor": inp.perceiver, "reality": yours, "others": cast,
+                                       "observers": [], "outcome": None})
+    return read_turn(told, inp.aliases)
+
+
+def _part_told(text: str, other: str, inp: InterpretInput) -> str | None:
+    """The part the rule reader gives `other` in the perceiver's first-person `text`."""
+    return read_told(text, inp).roles.get(other)
+
+
+def told_otherwise(memory: str, other: OtherReading, inp: InterpretInput, theirs: str) -> bool:
+    """Whether the perceiver's first-person sentence gives `other` the opposite part to the deed
+    the reading of the turn found, where the rules' own sentence about them (`theirs`), read the
+    same way, does not: Wolf, freed from the trap by Bear, remembered "I was knocked down by
+    Bear and dropped my rifle" (the poacher's part, and Bear as the one who hurt him). The rule
+    reader is made for a game master's prose, and reads a retold scene ("I watch Bear: …") less
+    well; comparing with its reading of the rules' sentence of the same turn cancels that out.
+    Read only in model mode, where a model's call outweighs it."""
+    opposite = _OPPOSITE.get(other.did)
+    return opposite is not None and _part_told(memory, other.id, inp) in opposite and (
+        _part_told(theirs, other.id, inp) not in opposite)
+
+
+def leaves_out(memory: str, inp: InterpretInput, theirs: str) -> bool:
+    """Whether the perceiver's sentence `memory` leaves out what endangered them (in a turn the
+    rules read as dangerous to the actor, or, for an observer, to anyone, the rules' sentence
+    of the same turn, `theirs`, names a danger, "the flood", "the trap", and `memory` names
+    none of its dangers) or, the actor's, what went wrong: a turn the rules read as a
+    mishap (failed, or done and hurt), which their sentence tells, told with no failure, hurt
+    or danger in it."""
+    turn = read_turn(inp.turn, inp.aliases)
+    # the danger the perceiver lived (the actor's own, or the one an observer saw): a word
+    # of danger in passing ("the lamp smoked", "a rifle across his knees") is none
+    endangered = turn.actor_danger if inp.role == "actor" else turn.danger
+    dangers = _dangers(theirs) if endangered else set()
+    if dangers and not dangers & _dangers(memory):
+        return True
+    if inp.role != "actor":
+        return False
+    if turn.gap not in _MISHAPS or not (turn.failure or turn.actor_harm):
+        return False
+    rules = read_told(theirs, inp)  # the rules' words must say it, or they are no better
+    if not (rules.failure or rules.actor_harm):
+        return False
+    mine = read_told(memory, inp)
+    return not (mine.failure or mine.harm or mine.actor_harm or mine.danger)
+
+
+def _dangers(text: str) -> set[str]:
+    """The dangers `text` names; "danger" itself names none ("I am in danger: the ice cracks")."""
+    lower = text.lower()
+    named = lx.stem_hits(lx.tokens(lower), lx.DANGER) - _NO_DANGER_NAMED
+    return named | {p for p in lx.DANGER_PHRASES if p in lower}

@@ -1,0 +1,80 @@
+"""faithful.leaves_out: in model mode a memory keeps the model's sentence unless it drops what
+endangered the perceiver or, the actor's, what went wrong; then the rules' words stand. The
+sentences below are the 1.5B model's recorded ones (evals/fixtures/qwen1.5b) for the turns named."""
+
+from __future__ import annotations
+
+from test_prompts import INPUTS
+
+from curator.domain.models import Turn
+from curator.turn.faithful import leaves_out
+from curator.turn.inputs import InterpretInput
+
+
+def actor(action: str, reality: str, perceiver: str = "bear", others: tuple[str, ...] = ()) -> InterpretInput:
+    inputs = INPUTS["interpret.j2"]()
+    assert isinstance(inputs, InterpretInput)
+    turn = Turn.model_validate({"id": "t1", "world_time": "2025-01-03T07:30:00Z", "actor": perceiver,
+                                "intent": {"thought": "", "action": action}, "reality": reality,
+                                "others": list(others)})
+    return inputs.model_copy(update={"perceiver": perceiver, "turn": turn,
+                                     "allowed_subjects": list(others)})
+
+
+SLIP = actor("Wade onto the rocks and swipe for a trout",
+             "Your paw comes down on slick moss and you slide off the rock into the shallows with a "
+             "splash. Every trout in the pool is gone by the time you climb out.")
+SLIP_RULES = ("I try to wade onto the rocks and swipe for a trout, but my paw comes down on slick moss "
+              "and I slide off the rock into the shallows with a splash.")
+FLOOD = actor("Drink at the river below the dam",
+              "A flash flood roars down the valley and sweeps you off your feet; you are going under. "
+              "Beaver swims out, grabs you by the scruff and drags you onto the dam, saving your life.",
+              perceiver="deer", others=("beaver",))
+FLOOD_RULES = ("My life is in danger: a flash flood roars down the valley and sweeps me off my feet; "
+               "I am going under. Beaver swims out and drags me onto the dam, saving my life.")
+
+
+def test_a_memory_that_drops_what_endangered_the_perceiver_leaves_it_out() -> None:
+    drowned = ("I nearly drowned at the dam, but Beaver saved my life by swimming out and dragging me "
+               "onto the dam.")
+    assert leaves_out(drowned, FLOOD, FLOOD_RULES)  # the flood is not named
+    assert not leaves_out("The flood nearly drowned me, and Beaver saved my life.", FLOOD, FLOOD_RULES)
+
+
+def test_being_in_danger_names_no_danger() -> None:
+    # "I am in danger: …" is the rules' frame; what endangered the perceiver is the ice
+    rules = "I am in danger: the ice cracks under me and Wolf drags me back onto the bank."
+    ice = actor("Cross the frozen river", "The ice cracks under you and you plunge into the freezing water. "
+                "Wolf drags you back onto the bank.", others=("wolf",))
+    assert not leaves_out("I nearly drowned crossing the frozen river, but Wolf saved my life.", ice, rules)
+
+
+def test_the_actors_mishap_told_without_what_went_wrong_is_left_out() -> None:
+    assert leaves_out("I meant to swipe for a trout, but the trout were gone.", SLIP, SLIP_RULES)
+    assert not leaves_out("I slipped off the rocks into the river and lost the trout.", SLIP, SLIP_RULES)
+
+
+def test_a_success_with_a_waterfall_in_it_is_no_mishap() -> None:
+    # "the falls" reads as a fall to the rule reader; the turn did not go wrong, so nothing is checked
+    catch = actor("Fish below the falls", "After a long wait you haul out the biggest salmon you have ever "
+                  "seen and eat it on the rocks, proud and full.")
+    caught = "I caught the biggest salmon I've ever seen and ate it on the rocks, proud and full."
+    assert not leaves_out(caught, catch, "I mean to fish below the falls, and I do it: I haul out a salmon.")
+
+
+def test_an_observer_is_not_held_to_the_actors_mishap() -> None:
+    seen = SLIP.model_copy(update={"perceiver": "owl", "role": "observer", "allowed_subjects": ["bear"]})
+    assert not leaves_out("I watched Bear wade onto the rocks after a trout.", seen, SLIP_RULES)
+
+
+def test_the_rules_words_replace_a_sentence_only_where_they_tell_the_mishap_themselves() -> None:
+    # the rules' first sentence of a fall that stops before the fall is no better than the model's
+    theirs = "I try to creep back onto the rocks and wait for a fish: I wait, shivering, on the same rock."
+    assert not leaves_out("I waited on the rock for a trout.", SLIP, theirs)
+    assert leaves_out("I waited on the rock for a trout.", SLIP, SLIP_RULES)
+
+
+def test_a_word_of_danger_in_passing_is_no_danger_lived() -> None:
+    evening = actor("Mend my net", "You sit by the fire and mend your net while the lamp smokes.")
+    theirs = "I sit by the fire and mend my net while the lamp smokes."
+    assert not leaves_out("I mended my net.", evening, theirs)

@@ -71,9 +71,9 @@ def test_a_repeat_reinforces_instead_of_duplicating(curator, make_turn) -> None:
 
 def test_the_store_reads_back_what_a_turn_meant_and_what_happened(curator, make_turn) -> None:
     # (dedup compares the turns behind two memories: World.turn_texts)
-    curator.observe(make_turn("Wolf growls low at you near the berry bushes.", action="Pick berries",
-                              others=["wolf"]))
-    assert curator.world.turn_texts("t0001") == ("Pick berries", "Wolf growls low at you near the berry bushes.")
+    growl = "Wolf growls low at you near the berry bushes."
+    curator.observe(make_turn(growl, action="Pick berries", others=["wolf"]))
+    assert curator.world.turn_texts("t0001") == ("Pick berries", growl)
     assert curator.world.turn_texts("t9999") is None
 
 

@@ -69,6 +69,14 @@ def test_a_repeat_reinforces_instead_of_duplicating(curator, make_turn) -> None:
     assert memories[0].source_turns == ["t0001", "t0002"]
 
 
+def test_the_store_reads_back_what_a_turn_meant_and_what_happened(curator, make_turn) -> None:
+    # (dedup compares the turns behind two memories: World.turn_texts)
+    growl = "Wolf growls low at you near the berry bushes."
+    curator.observe(make_turn(growl, action="Pick berries", others=["wolf"]))
+    assert curator.world.turn_texts("t0001") == ("Pick berries", growl)
+    assert curator.world.turn_texts("t9999") is None
+
+
 def test_the_eleventh_memory_pushes_the_oldest_out_through_a_fade_review(curator, make_turn) -> None:
     results = [curator.observe(t) for t in _wolf_turns(make_turn, 11)]
     about_wolf = [[m for m in r.formed if m.subject == "wolf"] for r in results]

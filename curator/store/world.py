@@ -102,8 +102,9 @@ class World(MemoryRows, Visibility, Transactions):
 
     def turn_texts(self, turn_id: str) -> tuple[str, str] | None:
         """What the actor of a logged turn meant to do and what actually happened, if it is logged."""
-        row = self.conn.execute("select payload ->> '$.intent.action', payload ->> '$.reality' from turns"
-                                " where id = ?", (turn_id,)).fetchone()
+        # json_extract, not ->>: SQLite before 3.38 has no ->>
+        row = self.conn.execute("select json_extract(payload, '$.intent.action'), json_extract(payload, "
+                                "'$.reality') from turns where id = ?", (turn_id,)).fetchone()
         return (row[0] or "", row[1] or "") if row else None
 
     # -- characters --------------------------------------------------------------------

@@ -95,11 +95,6 @@ class World(MemoryRows, Visibility, Transactions):
     def turn_count(self) -> int:
         return int(self.conn.execute("select count(*) from turns").fetchone()[0])
 
-    def turn_action(self, turn_id: str) -> str | None:
-        """What the actor of a logged turn meant to do (its intent's action), if it is logged."""
-        row = self.conn.execute("select payload from turns where id = ?", (turn_id,)).fetchone()
-        return json.loads(row[0]).get("intent", {}).get("action") if row else None
-
     def turn_texts(self, turn_id: str) -> tuple[str, str] | None:
         """What the actor of a logged turn meant to do and what actually happened, if it is logged."""
         # json_extract, not ->>: SQLite before 3.38 has no ->>

@@ -199,15 +199,16 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     if j.significance != "trivial":
         rated = felt - rules.significance
         for draft in rules.memories:
-            content = draft.content if leaves_out(j.memory, inp, draft.content) else j.memory
             if draft.subject is not None:
                 content = about(j.reading_of(draft.subject), j.memory, inp, {draft.subject: draft.content})
+            else:
+                content = draft.content if leaves_out(j.memory, inp, draft.content) else j.memory
             importance = draft.importance + rated
             # Only "trivial" is "nothing to remember" (the prompt's words): rated lower than the
             # rules rate it, a memory the rules keep is kept, at the edge of keeping (so it fades
             # the sooner). Fox yipping outside the den all night, "minor" by the model (a small
             # annoyance), moved Bear's first memory of Fox from 0.4 to 0.15, and none was formed.
-            edge = FORMATION_THRESHOLDS.get(draft.kind, 0.0)
+            edge = _edge(draft)
             if draft.importance >= edge:
                 importance = max(importance, edge)
             drafts.append(draft.model_copy(update={
@@ -219,11 +220,22 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     now = sentence(f"{j.memory.rstrip('.!?')}. I feel {j.emotion}.", limit=700)
     # The reading says what the world does, as the rules' does (`judgement_of_rules`): a turn
     # of which no memory would be kept was read as not worth remembering, whatever its band.
-    if not any(d.importance >= FORMATION_THRESHOLDS.get(d.kind, 0.0) for d in drafts):
+    if not _kept(drafts):
         j = j.model_copy(update={"significance": "trivial"})
     return Interpretation(gap=j.gap, significance=sig, harm=j.harm, danger=j.danger,
                           immediate_context=now, relationship_contexts=notes, memories=drafts,
                           feelings=feelings, judgement=j)
+
+
+def _edge(draft: MemoryDraft) -> float:
+    """The importance a draft of its kind needs to be kept (the default thresholds: the world's
+    own, and its lenses, are applied when it is remembered)."""
+    return FORMATION_THRESHOLDS.get(draft.kind, 0.0)
+
+
+def _kept(drafts: list[MemoryDraft]) -> bool:
+    """Whether any of a turn's drafts would be kept: else the turn was not worth remembering."""
+    return any(d.importance >= _edge(d) for d in drafts)
 
 
 def _short(text: str, words: int = 40, limit: int = 290) -> str:
@@ -254,7 +266,7 @@ def judgement_of_rules(inp: InterpretInput, interpretation: Interpretation) -> J
         if did == "none" and feeling == "positive":
             did = "kind"
         others.append(OtherReading(id=other, did=did, feeling=feeling))
-    kept = any(d.importance >= FORMATION_THRESHOLDS.get(d.kind, 0.0) for d in interpretation.memories)
+    kept = _kept(interpretation.memories)
     significance = significance_band(interpretation.significance) if kept else "trivial"
     main = max(interpretation.memories, key=lambda d: d.importance, default=None)
     return Judgement(memory=_short(main.content if main else interpretation.immediate_context),

@@ -63,6 +63,7 @@ class Curation(Views):
         self._pending = network.Pending()
         self._observed: tuple[Turn, Turn] | None = None
         self._trust_log: list[tuple[object, ...]] = []  # trust and rapport moved at this turn
+        self._told: dict[str, tuple[str, str] | None] = {}  # turn id -> (intent, reality): dedup
         self._lens_thresholds = {lens.name: lens.threshold for lens in self.config.appraisal.lenses}
         self._lens_views = lens_views(self.config.appraisal)
 
@@ -264,11 +265,17 @@ class Curation(Views):
     def find_repeat(self, thread: Thread, draft: MemoryDraft, turn: Turn) -> Memory | None:
         """The recent memory of the thread that `draft` repeats (dedup.py says when)."""
 
-        def action_of(memory: Memory) -> str | None:
-            return self.world.turn_action(memory.source_turns[0]) if memory.source_turns else None
-
         def happened_of(memory: Memory) -> tuple[str, str] | None:
-            return self.world.turn_texts(memory.source_turns[0]) if memory.source_turns else None
+            if not memory.source_turns:
+                return None
+            first = memory.source_turns[0]
+            if first not in self._told:  # a logged turn's texts never change: read once
+                self._told[first] = self.world.turn_texts(first)
+            return self._told[first]
+
+        def action_of(memory: Memory) -> str | None:
+            told = happened_of(memory)
+            return told[0] if told else None
 
         action = turn.intent.action if turn.actor == thread.owner else None
         return dedup.find_repeat(thread.recent, draft, similarity=self.config.duplicate_similarity,

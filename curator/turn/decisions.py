@@ -23,6 +23,7 @@ from curator.model.decision import DecisionModel, MemoryView, ModelText, decisio
 from curator.turn.copying import quote, retold, sentences, stems
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import GROUNDING_WORDS, Judgement
+from curator.turn.summaries import PINNED
 
 MAX_MEMORIES_PER_TURN = 4
 # A trait is a word or two ("brave", "quick to anger"); relationships keep them and every
@@ -233,12 +234,26 @@ def a_view_not_a_memory(summary: str, info: ValidationInfo) -> str:
     """`summary`, unless it retells a memory it was shown and names no trait: a view of
     someone says what they are like ("Wolf is territorial, but he saved my life"); in the
     recorded answers the 1.5B model's "revised view" was at times a memory word for word,
-    and every later prompt about Wolf then showed that memory as Bear's view of him."""
+    and every later prompt about Wolf then showed that memory as Bear's view of him.
+
+    Beside a sentence that names a trait, the sentences that retell a shown memory are
+    dropped, but for the defining memory a view holds as the rules write it ("I will not
+    forget this: …"): the model's view of Wolf grew by every memory it was shown ("Wolf is
+    territorial and aggressive. … I ate the deer Wolf left me, feeling grateful for the
+    meal. …"), and the model then copied clauses of that view into later turns' memories."""
     context = decision_context(info)
-    if named_traits(summary) or not context.get("memories"):
+    memories: list[str] = context.get("memories") or []
+    if not memories:
         return summary
-    copied = next(filter(None, (retold(part, context["memories"]) for part in sentences(summary))), None)
-    if copied is None:
+    parts = sentences(summary)
+    pinned = {m for m in memories for part in parts if part.startswith(PINNED) and retold(part, [m])}
+    unpinned = [m for m in memories if m not in pinned]
+    copies = {part: retold(part, unpinned) for part in parts}
+    kept = [part for part in parts if not copies[part]]
+    if named_traits(" ".join(kept)):
+        return " ".join(kept)
+    copied = next(filter(None, copies.values()), None)
+    if copied is None or named_traits(summary):  # "Wolf is territorial: <the memory>" says it
         return summary
     name, trait = context["other"], context.get("trait") or "…"
     raise ValueError(f"summary retells a memory (\"{quote(copied)}\") and does not say what {name} "

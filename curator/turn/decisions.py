@@ -210,12 +210,19 @@ def interpret_context(inputs: InterpretInput) -> dict[str, Any]:
 
 def reconcile_context(memory: MemoryView, relationship: RelationView) -> dict[str, Any]:
     """What a model's reconcile answer is checked against: the memories it was shown
-    (`view_context`), and the new memory and the traits it shows when they all take one side
-    (a memory of mixed traits is not checked for them)."""
+    (`view_context`), and the new memory and the traits it shows when they all take one side,
+    or, of a memory of both, those of the side the old view does not take: Wolf's rescue of
+    Bear (protective of Bear, aggressive to the poacher) beside a view of Wolf as territorial
+    shows that Wolf can protect, and the recorded 1.5B model's new view named aggression and
+    selfishness and lost the rescue from every later prompt."""
     context = view_context(relationship, memory)
     sided = [trait for trait in memory.traits if trait_polarity(trait)]
-    if len({trait_polarity(trait) for trait in sided}) == 1:
-        context.update(shows=sided, memory=memory.content)
+    sides = {trait_polarity(trait) for trait in sided}
+    if len(sides) > 1:
+        sides -= trait_sides(relationship.summary)
+    if len(sides) == 1:
+        context.update(shows=[trait for trait in sided if trait_polarity(trait) in sides],
+                       memory=memory.content)
     return context
 
 

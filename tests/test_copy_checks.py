@@ -165,6 +165,27 @@ def test_beside_a_trait_the_memories_a_view_retells_are_dropped_but_the_pinned_o
         f"{view} I will not forget this: {shown[0]}")
 
 
+def test_a_new_view_that_drops_a_side_of_the_old_one_is_refused_with_the_word_to_keep() -> None:
+    # The recorded fade review (evals/cases/long_two_animals.yaml, t049): one fading memory of
+    # a kindness, and the model's new view of Wolf lost his keeping Bear off his spots.
+    both = _wolf().model_copy(update={"summary": "Wolf is territorial, but he can be protective."})
+    context = view_context(both, _memory("Wolf turns his back and does not chase me away."))
+    answer = {"reason": "He let me stay.", "outcome": "revise_summary",
+              "summary": "I still remember Wolf as protective, even though I felt frustrated earlier."}
+    with pytest.raises(ValidationError) as refused:
+        FadeReview.model_validate(answer, context=context)
+    said = str(refused.value)
+    assert "summary must keep what still holds of your old view of Wolf" in said
+    assert "'territorial'" in said and '"Wolf is territorial, but …"' in said
+    kept = "Wolf is territorial, but he can be protective, and lately he lets me be."
+    assert FadeReview.model_validate({**answer, "summary": kept}, context=context).summary == kept
+    # a side shown by a deed is kept as well as by a word; an old view of no side asks nothing
+    deed = "Wolf drives me off my spots, but he can be protective."
+    assert FadeReview.model_validate({**answer, "summary": deed}, context=context).summary == deed
+    none = _wolf().model_copy(update={"summary": "I do not know Wolf well yet."})
+    assert FadeReview.model_validate(answer, context=view_context(none)).summary == answer["summary"]
+
+
 def test_the_rules_own_views_pass_and_answers_read_back_are_never_refused() -> None:
     inputs = reconcile_input()
     summary = fallback.reconcile(inputs).summary

@@ -181,21 +181,22 @@ class Reconciliation(DecisionModel):
         # after Wolf saved its life), and every later prompt lost the rescue. A summary holds
         # the new memory when it takes the side the memory shows (a trait named or a deed of
         # that side) or tells the memory in its words.
-        value = a_view_not_a_memory(value, info)
         context = decision_context(info)
+        value = _without_retold_memories(value, context)
         shows = context.get("shows")  # with "memory" and "other" (reconcile_context)
-        if not shows or trait_polarity(shows[0]) in trait_sides(value):
-            return value
-        if len((stems(value) & stems(context["memory"])) - stems(context["other"])) >= GROUNDING_WORDS:
-            return value
-        # Told only what was missing, the 1.5B model sent the same summary back word for word
-        # (3 of 3 in the eval cases); shown the sentence to write, it mended 3 of 4 ("Wolf is
-        # mostly selfish, but he can be protective"). Where it does not, the rules' summary stands.
-        name = context["other"]
-        raise ValueError(f"summary must hold the new memory beside the old view, and it says nothing "
-                         f"of it; write the summary again, saying what the new memory shows of {name} "
-                         f"in a word like {' or '.join(map(repr, shows))}: \"…, but {name} can be "
-                         f"{shows[0]}.\"")
+        if shows and trait_polarity(shows[0]) not in trait_sides(value) and len(
+                (stems(value) & stems(context["memory"])) - stems(context["other"])) < GROUNDING_WORDS:
+            # Told only what was missing, the 1.5B model sent the same summary back word for
+            # word (3 of 3 in the eval cases); shown the sentence to write, it mended 3 of 4
+            # ("Wolf is mostly selfish, but he can be protective"). Where it does not, the
+            # rules' summary stands.
+            name = context["other"]
+            raise ValueError(f"summary must hold the new memory beside the old view, and it says nothing "
+                             f"of it; write the summary again, saying what the new memory shows of {name} "
+                             f"in a word like {' or '.join(map(repr, shows))}: \"…, but {name} can be "
+                             f"{shows[0]}.\"")
+        _keeps_the_old_sides(value, context)
+        return value
 
 
 def interpret_context(inputs: InterpretInput) -> dict[str, Any]:
@@ -232,23 +233,37 @@ def view_context(relationship: RelationView | None, *memories: MemoryView) -> di
     if relationship is None:  # a memory about oneself: no view of anyone to check
         return {}
     traits = relationship.traits
+    # the sides the old view takes, each with the trait to name for it: the old view's own
+    # word for that side, else the one the memories showed most
+    said = named_traits(relationship.summary)
+    held = {side: next((t for t in said if trait_polarity(t) == side), None) or max(
+        (t for t in traits if trait_polarity(t) == side), key=traits.__getitem__, default="…")
+        for side in trait_sides(relationship.summary)}
     return {"other": display_name(relationship.other), "trait": max(traits, key=traits.__getitem__,
                                                                   default=None),
-            "memories": [m.content for m in (*memories, *relationship.recent)]}
+            "memories": [m.content for m in (*memories, *relationship.recent)], "held": held}
 
 
 def a_view_not_a_memory(summary: str, info: ValidationInfo) -> str:
-    """`summary`, unless it retells a memory it was shown and names no trait: a view of
-    someone says what they are like ("Wolf is territorial, but he saved my life"); in the
-    recorded answers the 1.5B model's "revised view" was at times a memory word for word,
-    and every later prompt about Wolf then showed that memory as Bear's view of him.
+    """`summary`, a view of someone: what they are like ("Wolf is territorial, but he saved my
+    life"), not the memories it was shown retold (`_without_retold_memories`), and still
+    taking each side the old view took (`_keeps_the_old_sides`)."""
+    context = decision_context(info)
+    view = _without_retold_memories(summary, context)
+    _keeps_the_old_sides(view, context)
+    return view
+
+
+def _without_retold_memories(summary: str, context: dict[str, Any]) -> str:
+    """`summary`, unless it retells a memory it was shown and names no trait: in the recorded
+    answers the 1.5B model's "revised view" was at times a memory word for word, and every
+    later prompt about Wolf then showed that memory as Bear's view of him.
 
     Beside a sentence that names a trait, the sentences that retell a shown memory are
     dropped, but for the defining memory a view holds as the rules write it ("I will not
     forget this: …"): the model's view of Wolf grew by every memory it was shown ("Wolf is
     territorial and aggressive. … I ate the deer Wolf left me, feeling grateful for the
     meal. …"), and the model then copied clauses of that view into later turns' memories."""
-    context = decision_context(info)
     memories: list[str] = context.get("memories") or []
     if not memories:
         return summary
@@ -265,6 +280,21 @@ def a_view_not_a_memory(summary: str, info: ValidationInfo) -> str:
     name, trait = context["other"], context.get("trait") or "…"
     raise ValueError(f"summary retells a memory (\"{quote(copied)}\") and does not say what {name} "
                      f"is like; write your view of {name}, as in: \"{name} is {trait}, …\"")
+
+
+def _keeps_the_old_sides(view: str, context: dict[str, Any]) -> None:
+    """Refuses a new view that drops a side the old one took. A view holds both sides of a
+    relationship once both exist (summaries.py); in the recorded answers the 1.5B model, asked
+    whether one fading memory of a kindness changed its view ("Wolf is territorial, but he can
+    be protective"), wrote "I still remember Wolf as protective, even though I felt frustrated
+    earlier", and Wolf's keeping Bear off his spots was gone from every later prompt."""
+    held: dict[int, str] = context.get("held") or {}
+    lost = [trait for side, trait in held.items() if side not in trait_sides(view)]
+    if lost:
+        name = context["other"]
+        raise ValueError(f"summary must keep what still holds of your old view of {name}; it says nothing "
+                         f"of {name} being {' or '.join(map(repr, lost))}: write the whole view again, "
+                         f"as in: \"{name} is {lost[0]}, but …\"")
 
 
 class EpisodeConsolidation(DecisionModel):

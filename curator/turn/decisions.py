@@ -270,7 +270,7 @@ def _without_retold_memories(summary: str, context: dict[str, Any]) -> str:
     parts = sentences(summary)
     pinned = {m for m in memories for part in parts if part.startswith(PINNED) and retold(part, [m])}
     unpinned = [m for m in memories if m not in pinned]
-    copies = {part: retold(part, unpinned) for part in parts}
+    copies = {part: _retold_plain(part, unpinned) for part in parts}
     kept = [part for part in parts if not copies[part]]
     if named_traits(" ".join(kept)):
         return " ".join(kept)
@@ -280,6 +280,16 @@ def _without_retold_memories(summary: str, context: dict[str, Any]) -> str:
     name, trait = context["other"], context.get("trait") or "…"
     raise ValueError(f"summary retells a memory (\"{quote(copied)}\") and does not say what {name} "
                      f"is like; write your view of {name}, as in: \"{name} is {trait}, …\"")
+
+
+def _retold_plain(part: str, memories: list[str]) -> str | None:
+    """The memory sentence `part` retells, unless `part` names a trait the memory does not:
+    "Kind enough, as ever: <the memory>" is a view standing on it, "I was about to thank Wolf
+    for his kindness" (a memory's words) is not."""
+    copied = retold(part, memories)
+    if copied is None or set(named_traits(part)) - set(named_traits(copied)):
+        return None
+    return copied
 
 
 def _keeps_the_old_sides(view: str, context: dict[str, Any]) -> None:

@@ -39,6 +39,7 @@ WOLF = RelationView(other="wolf", summary="Wolf is mostly territorial.", sentime
     ("His aggression scares me, but his bravery and kindness are real.", {1, -1}),
     ("Wolf is territorial, but he also shows signs of aggression and selfishness.", {-1}),  # no guiding
     ("Wolf showed me the ford.", {1}),
+    ("I remember Wolf as protective. He turns his back and does not chase me away.", {1}),  # no chase
 ])
 def test_the_sides_a_text_takes(text: str, sides: set[int]) -> None:
     assert trait_sides(text) == sides

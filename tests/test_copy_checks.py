@@ -186,6 +186,19 @@ def test_a_new_view_that_drops_a_side_of_the_old_one_is_refused_with_the_word_to
     assert FadeReview.model_validate(answer, context=view_context(none)).summary == answer["summary"]
 
 
+def test_a_view_carries_no_feeling_marks_of_the_memories_it_was_shown() -> None:
+    # Recorded (evals/cases/long_valley.yaml): "Wolf is mostly helpful, but he can be territorial
+    # and mean. (felt calm)", the mark the prompt puts after each memory it shows.
+    context = view_context(_wolf(), _memory("Wolf fished beside me."))
+    answer = {"conflict": True, "bond_shift": 0.1, "reason": "so",
+              "summary": "Wolf is mostly helpful, but he can be territorial and mean. (felt calm)"}
+    assert Reconciliation.model_validate(answer, context=context).summary == (
+        "Wolf is mostly helpful, but he can be territorial and mean.")
+    with pytest.raises(ValidationError, match="say in words"):
+        FadeReview.model_validate({"reason": "so", "outcome": "revise_summary", "summary": "(felt calm)"},
+                                  context=context)
+
+
 def test_the_rules_own_views_pass_and_answers_read_back_are_never_refused() -> None:
     inputs = reconcile_input()
     summary = fallback.reconcile(inputs).summary

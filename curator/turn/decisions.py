@@ -13,6 +13,7 @@ the free text checked against what a weak model writes instead of an answer).
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -254,6 +255,9 @@ def a_view_not_a_memory(summary: str, info: ValidationInfo) -> str:
     return view
 
 
+_FELT = re.compile(r"\s*\(felt [^()]{1,40}\)")
+
+
 def _without_retold_memories(summary: str, context: dict[str, Any]) -> str:
     """`summary`, unless it retells a memory it was shown and names no trait: in the recorded
     answers the 1.5B model's "revised view" was at times a memory word for word, and every
@@ -264,6 +268,10 @@ def _without_retold_memories(summary: str, context: dict[str, Any]) -> str:
     forget this: …"): the model's view of Wolf grew by every memory it was shown ("Wolf is
     territorial and aggressive. … I ate the deer Wolf left me, feeling grateful for the
     meal. …"), and the model then copied clauses of that view into later turns' memories."""
+    # "(felt frustrated)" is how a prompt marks a memory's feeling; 10 recorded views ended so
+    summary = _FELT.sub("", summary).strip()
+    if not summary:
+        raise ValueError("summary must say in words what the other character is like")
     memories: list[str] = context.get("memories") or []
     if not memories:
         return summary

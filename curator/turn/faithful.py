@@ -124,3 +124,10 @@ def overstates(memory: str, inp: InterpretInput) -> bool:
         return False  # "You nearly drown and crawl out coughing": the game says so
     turn = read_turn(inp.turn, inp.aliases)
     return not (turn.actor_danger if inp.role == "actor" else turn.danger)
+
+
+def falls_short(memory: str, inp: InterpretInput, theirs: str) -> bool:
+    """Whether the perceiver's sentence `memory` leaves out what the rules' sentence of the
+    same turn (`theirs`) tells of danger or a mishap, or overstates it: the rules' words are
+    kept instead."""
+    return leaves_out(memory, inp, theirs) or overstates(memory, inp)

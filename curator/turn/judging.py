@@ -25,7 +25,7 @@ from curator.domain.results import TurnReading
 from curator.turn import filing as fl
 from curator.turn.copying import stems
 from curator.turn.decisions import ContextNote, Interpretation, MemoryDraft
-from curator.turn.faithful import leaves_out, overstates, told_otherwise
+from curator.turn.faithful import falls_short, told_otherwise
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import (
     HINDRANCES,
@@ -173,7 +173,7 @@ def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Ma
     if theirs is None or not mentions(theirs, other.id, inp.aliases):
         return memory
     if (mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp, theirs)
-            and not leaves_out(memory, inp, theirs) and not overstates(memory, inp)):
+            and not falls_short(memory, inp, theirs)):
         return memory
     return theirs
 
@@ -202,8 +202,7 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
             if draft.subject is not None:
                 content = about(j.reading_of(draft.subject), j.memory, inp, {draft.subject: draft.content})
             else:
-                content = draft.content if (leaves_out(j.memory, inp, draft.content)
-                                            or overstates(j.memory, inp)) else j.memory
+                content = draft.content if falls_short(j.memory, inp, draft.content) else j.memory
             importance = draft.importance + rated
             # Only "trivial" is "nothing to remember" (the prompt's words): rated lower than the
             # rules rate it, a memory the rules keep is kept, at the edge of keeping (so it fades

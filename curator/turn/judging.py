@@ -127,6 +127,24 @@ def peril_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     return j
 
 
+def routine_ceiling(inp: InterpretInput, j: Judgement) -> Judgement:
+    """An actor alone in a turn the rules read as quiet or routine, where nothing went wrong,
+    surprised or endangered anyone (by the rules' reading and the model's), idled: "trivial",
+    the bands' own words ("nothing to remember: idling, routine as always"). The 1.5B model
+    rated a night counting stars "notable" (evals/genres: Eli, Jory and Ezra), and every such
+    night formed a memory."""
+    if inp.role != "actor" or j.significance == "trivial" or j.harm or j.danger or _game_rated(inp):
+        return j
+    turn = inp.turn
+    if turn.others or turn.observers:
+        return j
+    reading = read_turn(turn, inp.aliases)
+    if not reading.quiet or any((reading.harm, reading.danger, reading.failure, reading.surprise,
+                                 reading.discovery, reading.novelty, reading.triumph, reading.intense)):
+        return j
+    return j.model_copy(update={"significance": "trivial"})
+
+
 def rescue_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     """One the actor helped in a turn of danger was rescued: at least "major" (the bands' own
     words: "a rescue"), and "defining" when the danger was mortal ("its life saved"), as the
@@ -189,7 +207,8 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     turn again by rules of its own, which had to be kept alike with the fallback's by hand.
     The feelings move as the rules move them (`filing.feelings`), at the model's rating."""
     j = settled(inp, judgement)
-    j = with_intent(inp, clash_floor(inp, rescue_floor(inp, peril_floor(inp, defining_floor(inp, j)))))
+    j = with_intent(inp, clash_floor(inp, rescue_floor(inp, peril_floor(inp, defining_floor(
+        inp, routine_ceiling(inp, j))))))
     sig = _importance(inp, j)
     # A band is all a model's rating says: where the rules' finer number falls in the band
     # the model chose, it stands (the poacher's trap, 0.65 by the rules, "notable" by the

@@ -68,7 +68,10 @@ def defining_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     helped, in a turn it rated major, was saved: "defining" (a small model rates its own rescue
     "major" as often as not). Harm and danger alone do not lift it: a 1.5B model answers both
     for most fights, and over the judgement set's 255 readings lifting those made 17 false
-    core memories for 3 true ones (evals/judge)."""
+    core memories for 3 true ones (evals/judge). Read after `peril_floor`: a turn the model
+    rated "notable" where the rules read the actor's life at stake is "major" by then, and
+    someone saved that life (Jody, hooves an inch from his skull, dragged clear by Corliss:
+    evals/genres western)."""
     helped = any(o.did == "helped" for o in j.others)
     if (inp.role == "actor" and j.significance == "major" and j.danger and helped
             and not _game_rated(inp)):
@@ -207,7 +210,7 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     turn again by rules of its own, which had to be kept alike with the fallback's by hand.
     The feelings move as the rules move them (`filing.feelings`), at the model's rating."""
     j = settled(inp, judgement)
-    j = with_intent(inp, clash_floor(inp, rescue_floor(inp, peril_floor(inp, defining_floor(
+    j = with_intent(inp, clash_floor(inp, rescue_floor(inp, defining_floor(inp, peril_floor(
         inp, routine_ceiling(inp, j))))))
     sig = _importance(inp, j)
     # A band is all a model's rating says: where the rules' finer number falls in the band

@@ -721,8 +721,9 @@ def _calm(body: dict[str, Any], headers: Any) -> dict[str, Any]:
     words = " ".join(happened.split()[:12])  # in the game's (or the memory's) words
     if template.startswith("reconcile.j2@"):  # a view (a trait named) that holds the new memory
         memory = user.split("The new memory: <game_text>", 1)[1].split("</game_text>", 1)[0]
+        old = user.split("until now: <game_text>", 1)[-1].split("</game_text>", 1)[0]  # kept whole
         told = " ".join(memory.split()[:12])
-        return {"conflict": False, "summary": f"Kind enough, as ever: {told}", "bond_shift": 0.0,
+        return {"conflict": False, "summary": f"{old} Kind enough, as ever: {told}", "bond_shift": 0.0,
                 "reason": told}
     assert template.startswith("interpret.j2@")
     return {"harm": False, "danger": False, "significance": "trivial", "emotion": "calm",

@@ -18,7 +18,7 @@ from test_prompts import reconcile_input
 from curator.model.decision import MemoryView
 from curator.model.llm import ModelSettings
 from curator.turn import fallback
-from curator.turn.copying import retold
+from curator.turn.copying import copied_run, retold, stems
 from curator.turn.decisions import (
     EpisodeConsolidation,
     FadeReview,
@@ -72,6 +72,44 @@ def test_a_turn_that_repeats_an_old_one_may_be_told_in_its_words() -> None:
     assert _interpret(memory, [OLD_VIEW], told="Fish at the ford " + again, seen=again) == memory
 
 
+# The recorded case (evals/cases/long_two_animals.yaml, t008): Bear's view of Wolf ended in a
+# clause of its memory of the fishing spot, and its memory of the berry bushes kept that clause.
+BERRY_VIEW = ("Wolf has been territorial at times. I will not forget this: I was about to head to my "
+              "favorite fishing spot, but Wolf claimed it as his own. I backed off with an empty belly.")
+BERRY_SEEN = ("Wolf is lying beside the berry bushes and growls low at you as you approach. You back "
+              "away without a single berry.")
+BERRY_TOLD = "Go to the berry bushes by the hollow Those berries by the hollow look ripe " + BERRY_SEEN
+
+
+def test_a_run_of_words_copied_from_a_shown_sentence_is_found_in_the_sentences_case() -> None:
+    grounded = stems(BERRY_TOLD)
+    memory = "I was about to go to the berry bushes by the hollow, but Wolf claimed it as his own."
+    assert copied_run(memory, [BERRY_VIEW], grounded) == "but Wolf claimed it as his own"
+    # the same words, when this turn tells them, are no copy
+    assert copied_run(memory, [BERRY_VIEW], stems(BERRY_TOLD + " Wolf claims it as his own")) is None
+    # a shorter shared run ("the berry bushes") or a run of this turn's words is none either
+    assert copied_run("Wolf growled at me by the berry bushes.", [BERRY_VIEW], grounded) is None
+    assert copied_run("I backed away without a single berry.", ["You back away without a single berry."],
+                      grounded) is None
+
+
+def test_a_memory_that_keeps_a_clause_of_the_old_view_is_refused() -> None:
+    memory = ("I was about to go to the berry bushes by the hollow, but Wolf claimed it as his own. "
+              "I backed off with an empty belly.")
+    with pytest.raises(ValidationError) as refused:
+        _interpret(memory, [BERRY_VIEW], told=BERRY_TOLD, seen=BERRY_SEEN)
+    said = str(refused.value)
+    assert '"but Wolf claimed it as his own"' in said
+    assert 'as in: "Wolf is lying beside the berry bushes and growls low at me as I approach."' in said
+
+
+def test_beside_a_sentence_of_this_turn_a_sentence_keeping_a_clause_is_dropped() -> None:
+    memory = ("Wolf growled at me by the berry bushes. "
+              "I was about to eat the berries, but Wolf claimed it as his own.")
+    assert _interpret(memory, [BERRY_VIEW], told=BERRY_TOLD, seen=BERRY_SEEN) == (
+        "Wolf growled at me by the berry bushes.")
+
+
 def _wolf(*recent: MemoryView) -> RelationView:
     return RelationView(other="wolf", summary="Wolf is mostly territorial.", sentiment=-0.8, bond=-0.4,
                         interactions=9, traits={"territorial": 5, "aggressive": 2}, recent=list(recent),
@@ -109,6 +147,56 @@ def test_a_view_in_its_own_words_or_naming_a_trait_passes(summary: str) -> None:
                                                              "but Wolf saved my life."))
     answer = {"reason": "It shows who Wolf is.", "outcome": "revise_summary", "summary": summary}
     assert FadeReview.model_validate(answer, context=context).summary == summary
+
+
+def test_beside_a_trait_the_memories_a_view_retells_are_dropped_but_the_pinned_one() -> None:
+    # The recorded fade review (evals/cases/long_two_animals.yaml): Bear's new view of Wolf was
+    # its old view followed by every memory of Wolf the prompt showed, word for word.
+    shown = ["I ate the deer Wolf left me, feeling grateful for the meal. Wolf watches from the ridge "
+             "and leaves the moment I look up.",
+             "I was about to thank Wolf for his kindness, but he told me not to get used to it."]
+    context = view_context(_wolf(*map(_memory, shown)), _memory(OLD_VIEW))
+    view = "Wolf is now territorial and aggressive, with signs of selfishness."
+    answer = {"reason": "It changed.", "outcome": "revise_summary", "summary": " ".join([view, *shown])}
+    assert FadeReview.model_validate(answer, context=context).summary == view
+    # the defining memory a view holds as the rules write it stays, every sentence of it
+    pinned = f"{view} I will not forget this: {shown[0]} {shown[1]}"
+    assert FadeReview.model_validate({**answer, "summary": pinned}, context=context).summary == (
+        f"{view} I will not forget this: {shown[0]}")
+
+
+def test_a_new_view_that_drops_a_side_of_the_old_one_is_refused_with_the_word_to_keep() -> None:
+    # The recorded fade review (evals/cases/long_two_animals.yaml, t049): one fading memory of
+    # a kindness, and the model's new view of Wolf lost his keeping Bear off his spots.
+    both = _wolf().model_copy(update={"summary": "Wolf is territorial, but he can be protective."})
+    context = view_context(both, _memory("Wolf turns his back and does not chase me away."))
+    answer = {"reason": "He let me stay.", "outcome": "revise_summary",
+              "summary": "I still remember Wolf as protective, even though I felt frustrated earlier."}
+    with pytest.raises(ValidationError) as refused:
+        FadeReview.model_validate(answer, context=context)
+    said = str(refused.value)
+    assert "summary must keep what still holds of your old view of Wolf" in said
+    assert "'territorial'" in said and '"Wolf is territorial, but …"' in said
+    kept = "Wolf is territorial, but he can be protective, and lately he lets me be."
+    assert FadeReview.model_validate({**answer, "summary": kept}, context=context).summary == kept
+    # a side shown by a deed is kept as well as by a word; an old view of no side asks nothing
+    deed = "Wolf drives me off my spots, but he can be protective."
+    assert FadeReview.model_validate({**answer, "summary": deed}, context=context).summary == deed
+    none = _wolf().model_copy(update={"summary": "I do not know Wolf well yet."})
+    assert FadeReview.model_validate(answer, context=view_context(none)).summary == answer["summary"]
+
+
+def test_a_view_carries_no_feeling_marks_of_the_memories_it_was_shown() -> None:
+    # Recorded (evals/cases/long_valley.yaml): "Wolf is mostly helpful, but he can be territorial
+    # and mean. (felt calm)", the mark the prompt puts after each memory it shows.
+    context = view_context(_wolf(), _memory("Wolf fished beside me."))
+    answer = {"conflict": True, "bond_shift": 0.1, "reason": "so",
+              "summary": "Wolf is mostly helpful, but he can be territorial and mean. (felt calm)"}
+    assert Reconciliation.model_validate(answer, context=context).summary == (
+        "Wolf is mostly helpful, but he can be territorial and mean.")
+    with pytest.raises(ValidationError, match="say in words"):
+        FadeReview.model_validate({"reason": "so", "outcome": "revise_summary", "summary": "(felt calm)"},
+                                  context=context)
 
 
 def test_the_rules_own_views_pass_and_answers_read_back_are_never_refused() -> None:

@@ -1,4 +1,4 @@
-"""faithful.leaves_out: in model mode a memory keeps the model's sentence unless it drops what
+"""faithful.leaves_out and overstates: in model mode a memory keeps the model's sentence unless it drops what
 endangered the perceiver or, the actor's, what went wrong; then the rules' words stand. The
 sentences below are the 1.5B model's recorded ones (evals/fixtures/qwen1.5b) for the turns named."""
 
@@ -7,8 +7,10 @@ from __future__ import annotations
 from test_prompts import INPUTS
 
 from curator.domain.models import Turn
-from curator.turn.faithful import leaves_out
+from curator.turn.faithful import leaves_out, overstates
 from curator.turn.inputs import InterpretInput
+from curator.turn.judgement import OtherReading
+from curator.turn.judging import about
 
 
 def actor(action: str, reality: str, perceiver: str = "bear", others: tuple[str, ...] = ()) -> InterpretInput:
@@ -78,3 +80,28 @@ def test_a_word_of_danger_in_passing_is_no_danger_lived() -> None:
     evening = actor("Mend my net", "You sit by the fire and mend your net while the lamp smokes.")
     theirs = "I sit by the fire and mend my net while the lamp smokes."
     assert not leaves_out("I mended my net.", evening, theirs)
+
+
+def test_a_brush_with_death_the_turn_never_had_is_overstated() -> None:
+    salmon = actor("Catch the salmon", "After a long, cold wait you slam a paw down and pin the biggest "
+                   "salmon you have ever seen against the rocks. You haul it ashore and eat it on the bank.")
+    assert overstates("I nearly died trying to catch the salmon, but I finally succeeded and ate it on "
+                      "the bank.", salmon)
+    assert not overstates("I pinned the biggest salmon I have ever seen and ate it on the bank.", salmon)
+    # a danger the rules read, or the game's own words, make it no overstatement
+    assert not overstates("I nearly drowned at the dam, but Beaver saved my life.", FLOOD)
+    falls = actor("Fish under the falls", "You lose your footing and the current drags you under the falls. "
+                  "You nearly drown and crawl out coughing, with no fish.")
+    assert not overstates("I nearly drowned under the waterfall, but I crawled out coughing.", falls)
+
+
+def test_a_model_memory_that_overstates_is_in_the_rules_words() -> None:
+    salmon = actor("Take Bear's salmon", "You slink toward the salmon, but Bear rises on its hind legs and "
+                   "roars in your face. For once you back off and settle for the scraps it leaves.",
+                   perceiver="wolf", others=("bear",))
+    rules = "I slink toward the salmon, but Bear rises on its hind legs and roars in my face."
+    bear = OtherReading(id="bear", did="blocked", feeling="negative")
+    overstated = "I nearly died trying to take Bear's salmon, but Bear roared at me and I backed off."
+    assert about(bear, overstated, salmon, {"bear": rules}) == rules
+    faithful = "I tried to take Bear's salmon, but Bear roared at me and I backed off."
+    assert about(bear, faithful, salmon, {"bear": rules}) == faithful

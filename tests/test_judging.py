@@ -243,3 +243,41 @@ def test_a_turn_that_put_the_actors_life_at_stake_or_betrayed_it_is_at_least_maj
     # a plain clash keeps notable
     assert made(inputs(), significance="notable",
                 memory="Wolf took my fishing spot.").judgement.significance == "notable"  # type: ignore[union-attr]
+
+
+def test_a_night_alone_as_every_night_is_trivial_whatever_band_the_model_gives() -> None:
+    # evals/genres village vl17: the 1.5B model rated it "notable", and it formed a memory
+    night = inputs(reality="Jory sat on the lychgate wall and counted the stars of the Plough until the cold "
+                   "drove him indoors, as it did most clear nights.", others=[],
+                   intent={"thought": "Clear sky tonight.", "action": "watch the stars"})
+    made_night = made(night, significance="notable", memory="I counted the stars of the Plough.")
+    assert made_night.judgement is not None and made_night.judgement.significance == "trivial"
+    assert made_night.memories == []
+    # the same night with someone in it, or with anything that went wrong, keeps the model's band
+    met = inputs(reality=f"{night.turn.reality} Bran sat beside him.", others=["bran"])
+    with_bran = made(met, significance="notable", memory="I watched the stars with Bran.").judgement
+    assert with_bran is not None and with_bran.significance == "notable"
+    fell = inputs(reality="He counted the stars as he did most nights, then slipped and fell off the wall.",
+                  others=[])
+    assert made(fell, significance="notable", memory="I fell off the wall.").judgement.significance == (  # type: ignore[union-attr]
+        "notable")
+    # and a quiet night the model says endangered someone is left to the model
+    assert made(night, significance="notable", danger=True,
+                memory="I counted the stars of the Plough.").judgement.significance == "notable"  # type: ignore[union-attr]
+
+
+def test_a_rescue_from_mortal_danger_rated_notable_is_defining() -> None:
+    # evals/genres western wt08: hooves an inch from Jody's skull, Corliss dragged him clear; the
+    # 1.5B model said "notable". The rules read his life at stake (major, peril_floor) and
+    # Corliss as his helper: someone saved his life, the bands' words for "defining".
+    beam = "The loft roars around you and a burning beam crashes down an inch from your skull."
+    fire = inputs(reality=f"{beam} Bran plunges through the doorway and drags you out by the collar.",
+                  others=["bran"], intent={"thought": "The seed", "action": "run into the burning byre"})
+    j = made(fire, significance="notable", harm=True, danger=True,
+             memory="I ran into the burning byre, but Bran dragged me out by the collar.").judgement
+    assert j is not None and [o.did for o in j.others] == ["helped"] and j.significance == "defining"
+    # mortal danger nobody saved him from stays major
+    alone = inputs(reality=f"{beam} You crawl out through the doorway on your own.", others=[])
+    j = made(alone, significance="notable", harm=True, danger=True,
+             memory="I went down in the smoke and crawled out.").judgement
+    assert j is not None and j.significance == "major"

@@ -37,6 +37,9 @@ WOLF = RelationView(other="wolf", summary="Wolf is mostly territorial.", sentime
     ("I do not know what to make of him.", set()),
     ("I meant to thank him; he is himself again, a decent sort.", set()),  # no trait in "meant", "decent"
     ("His aggression scares me, but his bravery and kindness are real.", {1, -1}),
+    ("Wolf is territorial, but he also shows signs of aggression and selfishness.", {-1}),  # no guiding
+    ("Wolf showed me the ford.", {1}),
+    ("I remember Wolf as protective. He turns his back and does not chase me away.", {1}),  # no chase
 ])
 def test_the_sides_a_text_takes(text: str, sides: set[int]) -> None:
     assert trait_sides(text) == sides
@@ -68,11 +71,18 @@ def test_a_summary_that_holds_the_new_memory_passes(summary: str) -> None:
     assert _checked(summary).summary == summary
 
 
-def test_a_memory_of_mixed_or_no_sides_is_not_checked() -> None:
+def test_a_memory_of_both_sides_is_checked_for_the_side_the_old_view_lacks() -> None:
+    # The recorded case (evals/cases/long_two_animals.yaml, t035): Wolf bit the poacher to save
+    # Bear, a memory of both sides; the old view was of one, and the model's new view kept it.
     mixed = RESCUE.model_copy(update={"traits": ["protective", "aggressive"]})
-    assert "shows" not in reconcile_context(mixed, WOLF)
+    assert reconcile_context(mixed, WOLF)["shows"] == ["protective"]
+    with pytest.raises(ValidationError) as refused:
+        _checked("Wolf is territorial, but he also shows signs of aggression and selfishness.", mixed)
+    assert "'protective'" in str(refused.value)
+    # a view that already takes both sides, or a memory of no side, is not checked for them
+    both = WOLF.model_copy(update={"summary": "Wolf is territorial, but he can be loyal."})
+    assert "shows" not in reconcile_context(mixed, both)
     assert "shows" not in reconcile_context(RESCUE.model_copy(update={"traits": ["curious"]}), WOLF)
-    assert _checked("Wolf is mostly territorial.", mixed).summary == "Wolf is mostly territorial."
     # the fallback and decisions read back carry no context: never refused
     assert Reconciliation.model_validate({**ANSWER, "summary": "Wolf is territorial."}).summary
 

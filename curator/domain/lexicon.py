@@ -312,6 +312,10 @@ QUIET_PHRASES = ("nothing happens", "nothing else", "nothing much", "uneventful"
                  "quiet", "peaceful", "undisturbed", "nothing disturbs", "calm", "that is all",
                  "pays no attention", "yawn", "as ever", "as always", "as usual", "routine",
                  "nothing to report", "has moved an inch", "stay empty", "stays empty")
+# A routine told as one: "as it did most clear nights", "as it has every working morning",
+# "as every morning".
+ROUTINE = re.compile(r"\bas (?:it|he|she|they|you|we|i) (?:does|did|do|has|have|had) (?:on )?"
+                     r"(?:most|every|each)\b|\bas (?:every|each) (?:morning|night|evening|day)\b")
 
 # Appraisal's practical lens (appraisal.py): what a character lives on and by. Short words
 # are matched whole ("den" would take "denied", "map" "maple").

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from curator.domain.lexicon import stem_hits, tokens
+from curator.domain.lexicon import stem_hits, tokens, unnegated
 
 # What a deed says about the one who did it. Order matters: the first match names the trait.
 TRAIT_OF_DEED: tuple[tuple[frozenset[str], str], ...] = (
@@ -61,10 +61,22 @@ def named_traits(text: str) -> list[str]:
     return [found.lastgroup for found in map(_TRAIT_WORDS.match, tokens(text)) if found and found.lastgroup]
 
 
+_SHOW_WORDS = frozenset({"show", "shows", "showed", "shown", "showing"})
+
+
+def _deed_words(text: str) -> list[str]:
+    """`text`'s words said plainly ("he does not chase me away" shows no chasing), less a
+    "show" that shows a trait ("he shows signs of aggression", "shows his loyalty"), which is
+    no guiding deed ("showed me the ford")."""
+    words = unnegated(tokens(text))[0]
+    return [word for i, word in enumerate(words) if word not in _SHOW_WORDS or not any(
+        after in ("sign", "signs") or _TRAIT_WORDS.match(after) for after in words[i + 1:i + 4])]
+
+
 def trait_sides(text: str) -> set[int]:
     """The sides a text takes of someone, +1 and -1: the traits it names ("loyalty",
     "territorial", "kindness") or shows by a deed ("he lied to me", "saved me")."""
-    return {trait_polarity(trait) for trait in (*named_traits(text), *traits_of(tokens(text)))} - {0}
+    return {trait_polarity(trait) for trait in (*named_traits(text), *traits_of(_deed_words(text)))} - {0}
 
 
 def trait_polarity(trait: str) -> int:

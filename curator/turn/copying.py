@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from difflib import SequenceMatcher
 
 from curator.domain.lexicon import word_set
 
@@ -23,6 +24,12 @@ from curator.domain.lexicon import word_set
 COPY_SHARE = 0.85
 COPY_WORDS = 6
 QUOTE_WORDS = 12  # how much of the copied text a refusal quotes
+# A run of this many words copied word for word from a shown sentence, holding at least
+# RUN_NEW content words that this turn's text does not have, tells something from before.
+RUN_WORDS = 5
+RUN_NEW = 2
+
+_WORD = re.compile(r"[a-z']+", re.IGNORECASE)
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -45,6 +52,28 @@ def retold(sentence: str, shown: Iterable[str]) -> str | None:
             theirs = stems(part)
             if len(theirs) >= COPY_WORDS and len(words & theirs) >= COPY_SHARE * len(theirs):
                 return part
+    return None
+
+
+def copied_run(sentence: str, shown: Iterable[str], grounded: set[str]) -> str | None:
+    """The words `sentence` copies, word for word, from a `shown` sentence, telling what this
+    turn does not (`grounded`: the stems of its text), or None. The 1.5B model keeps a clause
+    of how it saw someone inside a sentence of this turn: at the berry bushes, where Wolf lay
+    and growled, Bear remembered "I was about to go to the berry bushes by the hollow, but Wolf
+    claimed it as his own", the end of its memory of the fishing spot. The whole sentence is
+    no copy (`retold`); the clause is, and the memory lost the growl."""
+    spans = list(_WORD.finditer(sentence))
+    mine = [span.group(0).lower() for span in spans]
+    for text in shown:
+        for part in sentences(text):
+            theirs = _WORD.findall(part.lower())
+            match = SequenceMatcher(None, mine, theirs, autojunk=False).find_longest_match(
+                0, len(mine), 0, len(theirs))
+            if match.size < RUN_WORDS:
+                continue
+            run = sentence[spans[match.a].start():spans[match.a + match.size - 1].end()]
+            if len(stems(run) - grounded) >= RUN_NEW:
+                return run
     return None
 
 

@@ -13,6 +13,7 @@ the free text checked against what a weak model writes instead of an answer).
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -23,6 +24,7 @@ from curator.model.decision import DecisionModel, MemoryView, ModelText, decisio
 from curator.turn.copying import quote, retold, sentences, stems
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import GROUNDING_WORDS, Judgement
+from curator.turn.summaries import PINNED
 
 MAX_MEMORIES_PER_TURN = 4
 # A trait is a word or two ("brave", "quick to anger"); relationships keep them and every
@@ -180,21 +182,22 @@ class Reconciliation(DecisionModel):
         # after Wolf saved its life), and every later prompt lost the rescue. A summary holds
         # the new memory when it takes the side the memory shows (a trait named or a deed of
         # that side) or tells the memory in its words.
-        value = a_view_not_a_memory(value, info)
         context = decision_context(info)
+        value = _without_retold_memories(value, context)
         shows = context.get("shows")  # with "memory" and "other" (reconcile_context)
-        if not shows or trait_polarity(shows[0]) in trait_sides(value):
-            return value
-        if len((stems(value) & stems(context["memory"])) - stems(context["other"])) >= GROUNDING_WORDS:
-            return value
-        # Told only what was missing, the 1.5B model sent the same summary back word for word
-        # (3 of 3 in the eval cases); shown the sentence to write, it mended 3 of 4 ("Wolf is
-        # mostly selfish, but he can be protective"). Where it does not, the rules' summary stands.
-        name = context["other"]
-        raise ValueError(f"summary must hold the new memory beside the old view, and it says nothing "
-                         f"of it; write the summary again, saying what the new memory shows of {name} "
-                         f"in a word like {' or '.join(map(repr, shows))}: \"…, but {name} can be "
-                         f"{shows[0]}.\"")
+        if shows and trait_polarity(shows[0]) not in trait_sides(value) and len(
+                (stems(value) & stems(context["memory"])) - stems(context["other"])) < GROUNDING_WORDS:
+            # Told only what was missing, the 1.5B model sent the same summary back word for
+            # word (3 of 3 in the eval cases); shown the sentence to write, it mended 3 of 4
+            # ("Wolf is mostly selfish, but he can be protective"). Where it does not, the
+            # rules' summary stands.
+            name = context["other"]
+            raise ValueError(f"summary must hold the new memory beside the old view, and it says nothing "
+                             f"of it; write the summary again, saying what the new memory shows of {name} "
+                             f"in a word like {' or '.join(map(repr, shows))}: \"…, but {name} can be "
+                             f"{shows[0]}.\"")
+        _keeps_the_old_sides(value, context)
+        return value
 
 
 def interpret_context(inputs: InterpretInput) -> dict[str, Any]:
@@ -209,12 +212,19 @@ def interpret_context(inputs: InterpretInput) -> dict[str, Any]:
 
 def reconcile_context(memory: MemoryView, relationship: RelationView) -> dict[str, Any]:
     """What a model's reconcile answer is checked against: the memories it was shown
-    (`view_context`), and the new memory and the traits it shows when they all take one side
-    (a memory of mixed traits is not checked for them)."""
+    (`view_context`), and the new memory and the traits it shows when they all take one side,
+    or, of a memory of both, those of the side the old view does not take: Wolf's rescue of
+    Bear (protective of Bear, aggressive to the poacher) beside a view of Wolf as territorial
+    shows that Wolf can protect, and the recorded 1.5B model's new view named aggression and
+    selfishness and lost the rescue from every later prompt."""
     context = view_context(relationship, memory)
     sided = [trait for trait in memory.traits if trait_polarity(trait)]
-    if len({trait_polarity(trait) for trait in sided}) == 1:
-        context.update(shows=sided, memory=memory.content)
+    sides = {trait_polarity(trait) for trait in sided}
+    if len(sides) > 1:
+        sides -= trait_sides(relationship.summary)
+    if len(sides) == 1:
+        context.update(shows=[trait for trait in sided if trait_polarity(trait) in sides],
+                       memory=memory.content)
     return context
 
 
@@ -224,25 +234,85 @@ def view_context(relationship: RelationView | None, *memories: MemoryView) -> di
     if relationship is None:  # a memory about oneself: no view of anyone to check
         return {}
     traits = relationship.traits
+    # the sides the old view takes, each with the trait to name for it: the old view's own
+    # word for that side, else the one the memories showed most
+    said = named_traits(relationship.summary)
+    held = {side: next((t for t in said if trait_polarity(t) == side), None) or max(
+        (t for t in traits if trait_polarity(t) == side), key=traits.__getitem__, default="…")
+        for side in trait_sides(relationship.summary)}
     return {"other": display_name(relationship.other), "trait": max(traits, key=traits.__getitem__,
                                                                   default=None),
-            "memories": [m.content for m in (*memories, *relationship.recent)]}
+            "memories": [m.content for m in (*memories, *relationship.recent)], "held": held}
 
 
 def a_view_not_a_memory(summary: str, info: ValidationInfo) -> str:
-    """`summary`, unless it retells a memory it was shown and names no trait: a view of
-    someone says what they are like ("Wolf is territorial, but he saved my life"); in the
-    recorded answers the 1.5B model's "revised view" was at times a memory word for word,
-    and every later prompt about Wolf then showed that memory as Bear's view of him."""
+    """`summary`, a view of someone: what they are like ("Wolf is territorial, but he saved my
+    life"), not the memories it was shown retold (`_without_retold_memories`), and still
+    taking each side the old view took (`_keeps_the_old_sides`)."""
     context = decision_context(info)
-    if named_traits(summary) or not context.get("memories"):
+    view = _without_retold_memories(summary, context)
+    _keeps_the_old_sides(view, context)
+    return view
+
+
+_FELT = re.compile(r"\s*\(felt [^()]{1,40}\)")
+
+
+def _without_retold_memories(summary: str, context: dict[str, Any]) -> str:
+    """`summary`, unless it retells a memory it was shown and names no trait: in the recorded
+    answers the 1.5B model's "revised view" was at times a memory word for word, and every
+    later prompt about Wolf then showed that memory as Bear's view of him.
+
+    Beside a sentence that names a trait, the sentences that retell a shown memory are
+    dropped, but for the defining memory a view holds as the rules write it ("I will not
+    forget this: …"): the model's view of Wolf grew by every memory it was shown ("Wolf is
+    territorial and aggressive. … I ate the deer Wolf left me, feeling grateful for the
+    meal. …"), and the model then copied clauses of that view into later turns' memories."""
+    # "(felt frustrated)" is how a prompt marks a memory's feeling; 10 recorded views ended so
+    summary = _FELT.sub("", summary).strip()
+    if not summary:
+        raise ValueError("summary must say in words what the other character is like")
+    memories: list[str] = context.get("memories") or []
+    if not memories:
         return summary
-    copied = next(filter(None, (retold(part, context["memories"]) for part in sentences(summary))), None)
-    if copied is None:
+    parts = sentences(summary)
+    pinned = {m for m in memories for part in parts if part.startswith(PINNED) and retold(part, [m])}
+    unpinned = [m for m in memories if m not in pinned]
+    copies = {part: _retold_plain(part, unpinned) for part in parts}
+    kept = [part for part in parts if not copies[part]]
+    if named_traits(" ".join(kept)):
+        return " ".join(kept)
+    copied = next(filter(None, copies.values()), None)
+    if copied is None or named_traits(summary):  # "Wolf is territorial: <the memory>" says it
         return summary
     name, trait = context["other"], context.get("trait") or "…"
     raise ValueError(f"summary retells a memory (\"{quote(copied)}\") and does not say what {name} "
                      f"is like; write your view of {name}, as in: \"{name} is {trait}, …\"")
+
+
+def _retold_plain(part: str, memories: list[str]) -> str | None:
+    """The memory sentence `part` retells, unless `part` names a trait the memory does not:
+    "Kind enough, as ever: <the memory>" is a view standing on it, "I was about to thank Wolf
+    for his kindness" (a memory's words) is not."""
+    copied = retold(part, memories)
+    if copied is None or set(named_traits(part)) - set(named_traits(copied)):
+        return None
+    return copied
+
+
+def _keeps_the_old_sides(view: str, context: dict[str, Any]) -> None:
+    """Refuses a new view that drops a side the old one took. A view holds both sides of a
+    relationship once both exist (summaries.py); in the recorded answers the 1.5B model, asked
+    whether one fading memory of a kindness changed its view ("Wolf is territorial, but he can
+    be protective"), wrote "I still remember Wolf as protective, even though I felt frustrated
+    earlier", and Wolf's keeping Bear off his spots was gone from every later prompt."""
+    held: dict[int, str] = context.get("held") or {}
+    lost = [trait for side, trait in held.items() if side not in trait_sides(view)]
+    if lost:
+        name = context["other"]
+        raise ValueError(f"summary must keep what still holds of your old view of {name}; it says nothing "
+                         f"of {name} being {' or '.join(map(repr, lost))}: write the whole view again, "
+                         f"as in: \"{name} is {lost[0]}, but …\"")
 
 
 class EpisodeConsolidation(DecisionModel):

@@ -7,7 +7,9 @@ the opposite part ("I was knocked down by Bear", of Bear freeing Wolf from the t
 `leaves_out`: it drops what endangered the perceiver or what went wrong ("I nearly drowned at
 the dam" of a flash flood; "the trout were gone" of a bear that slid off the rocks), so the
 memory is not found when the character is asked about the flood, and a repeated fall is no
-longer a fall.
+longer a fall. `overstates`: it says the perceiver nearly died in a turn where nobody's life
+was at stake ("I nearly died trying to catch the salmon"), and every later prompt would show
+a brush with death that never was.
 
 Each check reads both sentences with the rule reader (reading.py), the model's and the rules'
 own sentence of the same turn, and compares the two readings: the reader is made for a game
@@ -103,3 +105,29 @@ def _dangers(text: str) -> set[str]:
     lower = text.lower()
     named = lx.stem_hits(lx.tokens(lower), lx.DANGER) - _NO_DANGER_NAMED
     return named | {p for p in lx.DANGER_PHRASES if p in lower}
+
+
+# The perceiver's own brush with death, as a model tells it.
+_NEARLY_DIED = re.compile(r"\b(?:nearly|almost|could have|was nearly|was almost)\s+"
+                          r"(?:die[sd]?|drown(?:s|ed)?|been killed|killed|lost my life)\b|\bnear death\b",
+                          re.IGNORECASE)
+
+
+def overstates(memory: str, inp: InterpretInput) -> bool:
+    """Whether the perceiver's sentence `memory` says it nearly died ("I nearly died", "I
+    nearly drowned") in a turn that does not say so and that the rules read as no danger to
+    it at all (to the actor, for the actor; to anyone, for an observer). Of the recorded
+    forest answers: "I nearly died trying to catch the salmon" (a salmon caught), "I nearly
+    died trying to take Bear's salmon, but Bear roared at me" (a roar), "I nearly died trying
+    to break open the beehive" (the bees chased Bear)."""
+    if not _NEARLY_DIED.search(memory) or _NEARLY_DIED.search(f"{inp.turn.reality} {inp.seen or ''}"):
+        return False  # "You nearly drown and crawl out coughing": the game says so
+    turn = read_turn(inp.turn, inp.aliases)
+    return not (turn.actor_danger if inp.role == "actor" else turn.danger)
+
+
+def falls_short(memory: str, inp: InterpretInput, theirs: str) -> bool:
+    """Whether the perceiver's sentence `memory` leaves out what the rules' sentence of the
+    same turn (`theirs`) tells of danger or a mishap, or overstates it: the rules' words are
+    kept instead."""
+    return leaves_out(memory, inp, theirs) or overstates(memory, inp)

@@ -25,7 +25,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from curator.domain.models import Gap, Significance
 from curator.model.decision import DecisionModel, ModelText, decision_context
 from curator.turn.copying import SENTENCE_END as _SENTENCE_END
-from curator.turn.copying import quote, retold, sentences, stems
+from curator.turn.copying import copied_run, quote, retold, sentences, stems
 from curator.turn.narration import retell
 
 # helped: aided, rescued, gave; kind: thanks, praise, an apology (kind words, no help);
@@ -147,7 +147,10 @@ class JudgementAnswer(DecisionModel):
         # ... and a sentence that retells what the prompt showed of before (how the perceiver
         # saw someone) rather than this turn is a copy, however many names it shares with it.
         shown = context.get("shown") or ()
-        copies = {part: _copy_of(part, shown, grounded) for part in parts}
+        # A sentence that keeps a clause of it word for word ("…, but Wolf claimed it as his
+        # own", at the berry bushes where Wolf growled) tells that clause instead of this turn.
+        copies = {part: _copy_of(part, shown, grounded) or copied_run(part, shown, grounded)
+                  for part in parts}
         kept = [part for part in parts if not copies[part] and (
             len(stems(part) & grounded) >= GROUNDING_WORDS or stems(part) & named)]
         if not any(len(stems(part) & grounded) >= GROUNDING_WORDS for part in kept):

@@ -25,7 +25,7 @@ from curator.domain.results import TurnReading
 from curator.turn import filing as fl
 from curator.turn.copying import stems
 from curator.turn.decisions import ContextNote, Interpretation, MemoryDraft
-from curator.turn.faithful import leaves_out, told_otherwise
+from curator.turn.faithful import falls_short, told_otherwise
 from curator.turn.inputs import InterpretInput, RelationView
 from curator.turn.judgement import (
     HINDRANCES,
@@ -68,7 +68,10 @@ def defining_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     helped, in a turn it rated major, was saved: "defining" (a small model rates its own rescue
     "major" as often as not). Harm and danger alone do not lift it: a 1.5B model answers both
     for most fights, and over the judgement set's 255 readings lifting those made 17 false
-    core memories for 3 true ones (evals/judge)."""
+    core memories for 3 true ones (evals/judge). Read after `peril_floor`: a turn the model
+    rated "notable" where the rules read the actor's life at stake is "major" by then, and
+    someone saved that life (Jody, hooves an inch from his skull, dragged clear by Corliss:
+    evals/genres western)."""
     helped = any(o.did == "helped" for o in j.others)
     if (inp.role == "actor" and j.significance == "major" and j.danger and helped
             and not _game_rated(inp)):
@@ -127,6 +130,24 @@ def peril_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     return j
 
 
+def routine_ceiling(inp: InterpretInput, j: Judgement) -> Judgement:
+    """An actor alone in a turn the rules read as quiet or routine, where nothing went wrong,
+    surprised or endangered anyone (by the rules' reading and the model's), idled: "trivial",
+    the bands' own words ("nothing to remember: idling, routine as always"). The 1.5B model
+    rated a night counting stars "notable" (evals/genres: Eli, Jory and Ezra), and every such
+    night formed a memory."""
+    if inp.role != "actor" or j.significance == "trivial" or j.harm or j.danger or _game_rated(inp):
+        return j
+    turn = inp.turn
+    if turn.others or turn.observers:
+        return j
+    reading = read_turn(turn, inp.aliases)
+    if not reading.quiet or any((reading.harm, reading.danger, reading.failure, reading.surprise,
+                                 reading.discovery, reading.novelty, reading.triumph, reading.intense)):
+        return j
+    return j.model_copy(update={"significance": "trivial"})
+
+
 def rescue_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     """One the actor helped in a turn of danger was rescued: at least "major" (the bands' own
     words: "a rescue"), and "defining" when the danger was mortal ("its life saved"), as the
@@ -173,7 +194,7 @@ def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Ma
     if theirs is None or not mentions(theirs, other.id, inp.aliases):
         return memory
     if (mentions(memory, other.id, inp.aliases) and not told_otherwise(memory, other, inp, theirs)
-            and not leaves_out(memory, inp, theirs)):
+            and not falls_short(memory, inp, theirs)):
         return memory
     return theirs
 
@@ -189,7 +210,8 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     turn again by rules of its own, which had to be kept alike with the fallback's by hand.
     The feelings move as the rules move them (`filing.feelings`), at the model's rating."""
     j = settled(inp, judgement)
-    j = with_intent(inp, clash_floor(inp, rescue_floor(inp, peril_floor(inp, defining_floor(inp, j)))))
+    j = with_intent(inp, clash_floor(inp, rescue_floor(inp, defining_floor(inp, peril_floor(
+        inp, routine_ceiling(inp, j))))))
     sig = _importance(inp, j)
     # A band is all a model's rating says: where the rules' finer number falls in the band
     # the model chose, it stands (the poacher's trap, 0.65 by the rules, "notable" by the
@@ -202,7 +224,7 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
             if draft.subject is not None:
                 content = about(j.reading_of(draft.subject), j.memory, inp, {draft.subject: draft.content})
             else:
-                content = draft.content if leaves_out(j.memory, inp, draft.content) else j.memory
+                content = draft.content if falls_short(j.memory, inp, draft.content) else j.memory
             importance = draft.importance + rated
             # Only "trivial" is "nothing to remember" (the prompt's words): rated lower than the
             # rules rate it, a memory the rules keep is kept, at the edge of keeping (so it fades

@@ -127,7 +127,7 @@ def _read_reality(turn: Turn, aliases: Aliases = ()) -> _RealityRead:
     words = lx.tokens(reality)
     lower = reality.lower()
     reading = Reading(gap=Gap.SUCCEEDED)
-    reading.quiet = any(p in lower for p in lx.QUIET_PHRASES)
+    reading.quiet = any(p in lower for p in lx.QUIET_PHRASES) or bool(lx.ROUTINE.search(lower))
     torn = [m.group(1) for m in lx.HARM_BODY.finditer(lower)]
     reading.harm = bool(lx.stem_hits(words, lx.HARM, lx.HARM_WORDS)) or bool(torn)
     # "You tear your flank": whoever tears it, a torn "your" body is the actor's.

@@ -9,6 +9,9 @@ from __future__ import annotations
 from curator.domain.models import display_name
 from curator.domain.traits import NEGATIVE_TRAITS, POSITIVE_TRAITS
 
+# How a summary holds its defining memory, word for word.
+PINNED = "I will not forget this:"
+
 
 def _join(words: list[str]) -> str:
     if len(words) <= 1:
@@ -45,7 +48,7 @@ def describe_relationship(
     else:
         parts = [f"I do not know {name} well yet."]
     if defining:
-        parts.append(f"I will not forget this: {defining.rstrip('.')}.")
+        parts.append(f"{PINNED} {defining.rstrip('.')}.")
     if negative and bond > 0.15:
         parts.append("Despite our disputes, there is respect between us.")
     elif positive and bond < -0.15:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from test_prompts import INPUTS
 
 from curator.domain.models import Turn
-from curator.turn.faithful import leaves_out, overstates
+from curator.turn.faithful import leaves_out, misdirects, overstates
 from curator.turn.inputs import InterpretInput
 from curator.turn.judgement import OtherReading
 from curator.turn.judging import about
@@ -105,3 +105,24 @@ def test_a_model_memory_that_overstates_is_in_the_rules_words() -> None:
     assert about(bear, overstated, salmon, {"bear": rules}) == rules
     faithful = "I tried to take Bear's salmon, but Bear roared at me and I backed off."
     assert about(bear, faithful, salmon, {"bear": rules}) == faithful
+
+
+def test_a_deed_aimed_at_the_actor_that_the_game_aimed_elsewhere_is_misdirected() -> None:
+    # evals/cases/long_valley.yaml d03-tail-1, the recorded answer
+    pond = actor("Drink at the beaver pond", "Beaver slaps his tail on the water right next to you and soaks "
+                 "you from nose to rump. You back away from the dam, dripping.", others=("beaver",))
+    slapped = "I drank at the beaver pond, but Beaver slapped me and soaked me."
+    assert misdirects(slapped, pond) == "slapped me"
+    # aimed at the actor in the game's text too, or a verb the game does not use: no verdict
+    assert misdirects("Beaver soaked me from nose to rump.", pond) is None
+    assert misdirects("Beaver drenched me from nose to rump.", pond) is None
+    # a game text in the third person ("thanked her") is not read: her may be the actor
+    told = actor("Report", "Kiyo gave her news. Lord Okabe thanked her gravely.", perceiver="kiyo")
+    assert misdirects("Lord Okabe thanked me for the news.", told) is None
+    # the game's dialogue aims it at the speaker ("you took me"): the same deed
+    dialogue = actor("Ask", "'You took me,' you say. 'I was nine, and you took me.'", perceiver="ottilie")
+    assert misdirects("Zora took me in when I was nine.", dialogue) is None
+    # and the rules' words stand in for a misdirected sentence
+    beaver = OtherReading(id="beaver", did="blocked", feeling="negative")
+    rules = "Beaver slaps his tail on the water right next to me and soaks me from nose to rump."
+    assert about(beaver, "Beaver slapped me and soaked me.", pond, {"beaver": rules}) == rules

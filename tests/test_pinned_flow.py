@@ -327,3 +327,25 @@ def test_a_replay_without_the_answer_is_not_recorded_or_raised_when_strict() -> 
     a, b = RuntimeError("a"), RuntimeError("b")
     a.__context__, b.__context__ = b, a  # a cycle ends the walk
     assert _classified(lambda m: a) == "error (RuntimeError)"
+
+
+TAIL = "Beaver slaps his tail on the water right next to you and soaks you from nose to rump."
+TAIL_AGAIN = "Beaver slaps his tail on the water right next to you again and soaks you from nose to rump."
+
+
+@pytest.mark.parametrize(("kind", "valence", "repeat"), [
+    (MemoryKind.RELATIONSHIP_EVENT, 0.05, True),  # the first meeting's happening again
+    (MemoryKind.RELATIONSHIP_EVENT, -0.6, False),  # felt the other way: not the same memory
+    (MemoryKind.CONFLICT, 0.05, False),  # another kind than a first meeting's and an event's
+])
+def test_a_first_meeting_happening_again_repeats_it(kind: MemoryKind, valence: float, repeat: bool) -> None:
+    # evals/cases/long_valley.yaml d03-tail-1 and d03-tail-2: the rules file Bear's first visit to
+    # the pond as an encounter and the same splash twenty minutes later as an event
+    first = _memory("first", f"I meet Beaver for the first time. {TAIL}", kind=MemoryKind.ENCOUNTER,
+                    valence=0.4, subject="beaver")  # a first meeting that went warmly
+    draft = MemoryDraft(subject="beaver", content="I drank at the pond again, but Beaver slapped his tail.",
+                        kind=kind, emotional_impact="wet", valence=valence, importance=0.6)
+    found = dedup.find_repeat([first], draft, similarity=0.55,
+                              happened=("Drink at the beaver pond again", TAIL_AGAIN),
+                              happened_of=lambda m: ("Drink at the beaver pond", TAIL))
+    assert (found is first) is repeat

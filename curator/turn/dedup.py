@@ -72,7 +72,7 @@ def find_repeat(recent: Sequence[Memory], draft: MemoryDraft, *, similarity: flo
             return memory
         if _retold(words, theirs) and abs(memory.valence - draft.valence) <= RETOLD_VALENCE:
             return memory
-        if texts and happened_of is not None and memory.kind is draft.kind:
+        if texts and happened_of is not None and _same_kind_of_event(memory, draft):
             before = happened_of(memory)
             if before and all(_jaccard(now, word_set(then)) >= similarity
                               for now, then in zip(texts, before, strict=True)):
@@ -83,6 +83,20 @@ def find_repeat(recent: Sequence[Memory], draft: MemoryDraft, *, similarity: flo
             if earlier and attempted & attempt_objects(earlier):
                 return memory
     return None
+
+
+# A first meeting is filed as an encounter, the same happening again as an ordinary event: the
+# kind is what the world made of it then, not what happened.
+_FIRST_AND_AGAIN = frozenset({MemoryKind.ENCOUNTER, MemoryKind.RELATIONSHIP_EVENT})
+
+
+def _same_kind_of_event(memory: Memory, draft: MemoryDraft) -> bool:
+    """Whether `draft` can repeat `memory` by kind: the same kind, or a first meeting and the
+    same again (Beaver's tail-slap on the water, at Bear's first visit to the pond and twenty
+    minutes later), felt alike."""
+    if memory.kind is draft.kind:
+        return True
+    return {memory.kind, draft.kind} == _FIRST_AND_AGAIN and not _opposite(memory.valence, draft.valence)
 
 
 def _opposite(a: float, b: float) -> bool:

@@ -9,7 +9,8 @@ the dam" of a flash flood; "the trout were gone" of a bear that slid off the roc
 memory is not found when the character is asked about the flood, and a repeated fall is no
 longer a fall. `overstates`: it says the perceiver nearly died in a turn where nobody's life
 was at stake ("I nearly died trying to catch the salmon"), and every later prompt would show
-a brush with death that never was.
+a brush with death that never was. `misdirects`: it aims at the perceiver a deed the game aims
+elsewhere ("Beaver slapped me" of a beaver that slapped his tail on the water beside Bear).
 
 Each check reads both sentences with the rule reader (reading.py), the model's and the rules'
 own sentence of the same turn, and compares the two readings: the reader is made for a game
@@ -25,6 +26,7 @@ from curator.domain import lexicon as lx
 from curator.domain.models import Gap
 from curator.turn.inputs import InterpretInput
 from curator.turn.judgement import OtherReading
+from curator.turn.perspective import second_person
 from curator.turn.reading import Reading, read_turn
 
 # A first-person sentence in the second person the rule reader reads a turn in ("I" is the actor).
@@ -126,8 +128,35 @@ def overstates(memory: str, inp: InterpretInput) -> bool:
     return not (turn.actor_danger if inp.role == "actor" else turn.danger)
 
 
+# A deed done to the one remembering: "Beaver slapped me", "Wolf hit me from behind".
+_DONE_TO_ME = re.compile(r"\b([a-z]+ed|hit|bit|took|shot|threw|struck|held|caught)\s+me\b", re.IGNORECASE)
+# ... and the same verb in the game's text, aimed at the actor ("slaps you", "took me" in its dialogue).
+_SECOND_PERSON = re.compile(r"\byou(?:r)?\b", re.IGNORECASE)
+_AT_YOU = re.compile(r"\s+(?:[a-z']+\s+)?(?:you|your|yourself|me|my)\b")
+
+
+def misdirects(memory: str, inp: InterpretInput) -> str | None:
+    """The deed the actor's sentence `memory` says was done to it ("slapped me") when the
+    game's text has the same verb done to someone or something else, and never to the actor:
+    "Beaver slapped me and soaked me" of "Beaver slaps his tail on the water right next to
+    you and soaks you", "Wolf burst out of the undergrowth and hit me from behind" of Wolf
+    hitting the poacher. A verb the game's text does not use is a retelling, not checked; nor
+    is a text told in the third person, whose "her" or "him" may be the actor ("Lord Okabe
+    thanked her gravely")."""
+    if inp.role != "actor" or not _SECOND_PERSON.search(inp.turn.reality):
+        return None
+    told = second_person(inp.turn.reality, inp.turn.actor, dict(inp.aliases).get(inp.turn.actor, ())).lower()
+    for done in _DONE_TO_ME.finditer(memory):
+        verb = done.group(1).lower()
+        stem = (verb[:-2] if verb.endswith("ed") else verb)[:4]
+        uses = list(re.finditer(rf"\b{re.escape(stem)}[a-z]*", told))
+        if uses and not any(_AT_YOU.match(told, use.end()) for use in uses):
+            return done.group(0)
+    return None
+
+
 def falls_short(memory: str, inp: InterpretInput, theirs: str) -> bool:
     """Whether the perceiver's sentence `memory` leaves out what the rules' sentence of the
-    same turn (`theirs`) tells of danger or a mishap, or overstates it: the rules' words are
-    kept instead."""
-    return leaves_out(memory, inp, theirs) or overstates(memory, inp)
+    same turn (`theirs`) tells of danger or a mishap, overstates it, or aims a deed at the
+    perceiver that the game aims elsewhere: the rules' words are kept instead."""
+    return leaves_out(memory, inp, theirs) or overstates(memory, inp) or misdirects(memory, inp) is not None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from test_prompts import INPUTS
 
 from curator.domain.models import Turn
-from curator.turn.faithful import leaves_out, misdirects, overstates
+from curator.turn.faithful import invents_violence, leaves_out, misdirects, overstates
 from curator.turn.inputs import InterpretInput
 from curator.turn.judgement import OtherReading
 from curator.turn.judging import about
@@ -126,3 +126,17 @@ def test_a_deed_aimed_at_the_actor_that_the_game_aimed_elsewhere_is_misdirected(
     beaver = OtherReading(id="beaver", did="blocked", feeling="negative")
     rules = "Beaver slaps his tail on the water right next to me and soaks me from nose to rump."
     assert about(beaver, "Beaver slapped me and soaked me.", pond, {"beaver": rules}) == rules
+
+
+def test_a_shot_or_a_stab_the_game_never_told_is_invented() -> None:
+    # evals/cases/long_valley.yaml d15-trap, Owl's recorded answer
+    trap = actor("Follow the trail", "Steel jaws snap shut on your foreleg with a crack. Blood soaks the "
+                 "snow, and then the poacher steps out of the pines and raises his rifle at you.",
+                 perceiver="wolf", others=("poacher",))
+    assert invents_violence("I saw the poacher shoot at Wolf, and I knew it was wrong.", trap)
+    assert not invents_violence("I saw the steel jaws close on Wolf and the poacher raise his rifle.", trap)
+    fired = actor("Pull free", "The poacher raises his rifle and fires; the bullet tears into your shoulder.")
+    assert not invents_violence("The poacher shot me in the shoulder.", fired)
+    # shoots that are no shooting
+    meadow = actor("Graze", "You graze quietly in the meadow. Nothing else happens.")
+    assert not invents_violence("I grazed in the meadow among the green shoots.", meadow)

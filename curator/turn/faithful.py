@@ -11,6 +11,8 @@ longer a fall. `overstates`: it says the perceiver nearly died in a turn where n
 was at stake ("I nearly died trying to catch the salmon"), and every later prompt would show
 a brush with death that never was. `misdirects`: it aims at the perceiver a deed the game aims
 elsewhere ("Beaver slapped me" of a beaver that slapped his tail on the water beside Bear).
+`invents_violence`: it says someone was shot or stabbed where nobody fired or drew a blade ("I
+saw the poacher shoot at Wolf" of a poacher who raised his rifle).
 
 Each check reads both sentences with the rule reader (reading.py), the model's and the rules'
 own sentence of the same turn, and compares the two readings: the reader is made for a game
@@ -155,8 +157,27 @@ def misdirects(memory: str, inp: InterpretInput) -> str | None:
     return None
 
 
+# Someone shot or stabbed, as a sentence tells it: "the poacher shoot at Wolf", "shot me",
+# "stabbed him" (not "green shoots", "a letter shot over the wall").
+_VIOLENCE_TOLD = re.compile(r"\b(?:shoot(?:s|ing)?|shot|stab(?:s|bed|bing)?)\s+(?:at\s+)?"
+                            r"(?:me|him|her|them|us|[A-Z][a-z'-]+)\b")
+# ... and the game's own words for it having happened.
+_VIOLENCE_DONE = re.compile(r"\b(?:shoot\w*|shot|shots|fire[sd]?|firing|bullets?|gunshots?|stab\w*|"
+                            r"knife|knives|blade|dagger)\b", re.IGNORECASE)
+
+
+def invents_violence(memory: str, inp: InterpretInput) -> bool:
+    """Whether the perceiver's sentence `memory` says someone was shot or stabbed in a turn
+    whose text has no shot fired and no blade: Owl, who saw the steel jaws close on Wolf and
+    the poacher raise his rifle, remembered "I saw the poacher shoot at Wolf"."""
+    return bool(_VIOLENCE_TOLD.search(memory)) and not _VIOLENCE_DONE.search(
+        f"{inp.turn.reality} {inp.seen or ''}")
+
+
 def falls_short(memory: str, inp: InterpretInput, theirs: str) -> bool:
     """Whether the perceiver's sentence `memory` leaves out what the rules' sentence of the
-    same turn (`theirs`) tells of danger or a mishap, overstates it, or aims a deed at the
-    perceiver that the game aims elsewhere: the rules' words are kept instead."""
-    return leaves_out(memory, inp, theirs) or overstates(memory, inp) or misdirects(memory, inp) is not None
+    same turn (`theirs`) tells of danger or a mishap, overstates it, invents a shot or a stab,
+    or aims a deed at the perceiver that the game aims elsewhere: the rules' words are kept
+    instead."""
+    return (leaves_out(memory, inp, theirs) or overstates(memory, inp) or invents_violence(memory, inp)
+            or misdirects(memory, inp) is not None)

@@ -2,7 +2,7 @@
 whether a memory keeps the model's words or the rules' (judging.about).
 
 A 1.5B model's one sentence is shorter and livelier than the rules' retelling, and mostly right;
-these catch the two ways it goes wrong that matter to a memory. `told_otherwise`: it gives someone
+these catch the ways it goes wrong that matter to a memory. `told_otherwise`: it gives someone
 the opposite part ("I was knocked down by Bear", of Bear freeing Wolf from the trap).
 `leaves_out`: it drops what endangered the perceiver or what went wrong ("I nearly drowned at
 the dam" of a flash flood; "the trout were gone" of a bear that slid off the rocks), so the
@@ -14,10 +14,11 @@ elsewhere ("Beaver slapped me" of a beaver that slapped his tail on the water be
 `invents_violence`: it says someone was shot or stabbed where nobody fired or drew a blade ("I
 saw the poacher shoot at Wolf" of a poacher who raised his rifle).
 
-Each check reads both sentences with the rule reader (reading.py), the model's and the rules'
-own sentence of the same turn, and compares the two readings: the reader is made for a game
-master's prose and reads a retold first-person scene less well, and comparing it with its own
-reading of the rules' retelling cancels that out.
+`told_otherwise` and `leaves_out` read both sentences with the rule reader (reading.py), the
+model's and the rules' own sentence of the same turn, and compare the two readings: the reader
+is made for a game master's prose and reads a retold first-person scene less well, and comparing
+it with its own reading of the rules' retelling cancels that out. The other three compare the
+model's sentence with the game's own text. `falls_short` is all but `told_otherwise` in one.
 """
 
 from __future__ import annotations

@@ -184,8 +184,10 @@ def trusts(rel: RelationView) -> bool:
 
 
 def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Mapping[str, str]) -> str:
-    """A memory about `other`: the model's sentence when it names them and does not tell their
-    part the other way round (`told_otherwise`), else the rules' sentence about them
+    """A memory about `other`: the model's sentence when it names them, does not tell their
+    part the other way round (`told_otherwise`) and is true to the turn (`falls_short`: it
+    leaves out no danger or mishap, and overstates, invents or misdirects nothing), else the
+    rules' sentence about them
     (`rules_words`, when it names them). A memory is filed about who did something in the turn
     and recalled by them; in the recorded eval answers the 1.5B model's one sentence at times
     left that one out, or gave their deed to someone else: Bear's memory of freeing Wolf, filed

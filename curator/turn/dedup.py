@@ -11,8 +11,9 @@ A draft repeats a recent memory of the same thread (owner and subject) when it i
   in the longer, and both are felt about the same way. A first meeting ("I met Beaver for the
   first time. Beaver slaps his tail …") is filed as an encounter and the same splash twenty
   minutes later ("Beaver slaps his tail … again") as a relationship event; the event is one;
-- the same thing happening again, however it was told: the same kind of memory of two turns
-  whose intents and game texts both share the world's `duplicate_similarity` of their content
+- the same thing happening again, however it was told: the same kind of memory (or a first
+  meeting's encounter and the event of its repeat, not felt the opposite way) of two turns whose intents and
+  game texts both share the world's `duplicate_similarity` of their content
   words ("Go to the berry bushes by the hollow": "Wolf is lying beside the berry bushes and
   growls low at you"; "Go back to the berry bushes by the hollow": "Wolf is still lying beside
   the berry bushes and growls low at you"). A model words each memory of its own, and its

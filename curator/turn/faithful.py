@@ -112,7 +112,9 @@ def _dangers(text: str) -> set[str]:
     return named | {p for p in lx.DANGER_PHRASES if p in lower}
 
 
-# The perceiver's own brush with death, as a model tells it.
+# The perceiver's own brush with death, as a model tells it. Not lexicon.MORTAL_PHRASES: those
+# are the game's words for mortal danger ("goes under", "an inch from"), read by the rules; these
+# are only a first-person claim, which the turn must bear out.
 _NEARLY_DIED = re.compile(r"\b(?:nearly|almost|could have|was nearly|was almost)\s+"
                           r"(?:die[sd]?|drown(?:s|ed)?|been killed|killed|lost my life)\b|\bnear death\b",
                           re.IGNORECASE)

@@ -109,12 +109,12 @@ def test_the_shipped_stories_are_what_their_readme_promises() -> None:
     assert len(split) >= 5 and all(len(s.turns) >= 25 for s in split)
     held_out = sum(t.split == "test" for s in split for t in s.turns)
     assert 0.25 <= held_out / sum(len(s.turns) for s in split) <= 0.4
-    # the three fresh sets, written after all tuning: every turn held out
+    # the four fresh sets, written after all tuning: every turn held out
     fresh = {s.name for s in stories if s not in split}
     assert fresh == {"judge_pirates", "judge_kitchen", "judge_expedition", "judge_heist", "judge_dungeon",
                      "judge_hospital", "judge_circus", "judge_school", "judge_rescue", "judge_caravan",
-                     "judge_castle"}
-    assert sum(len(s.turns) for s in stories if s.name in fresh) >= 48 + 64 + 64
+                     "judge_castle", "judge_submarine", "judge_newsroom", "judge_filmset", "judge_farmstead"}
+    assert sum(len(s.turns) for s in stories if s.name in fresh) >= 48 + 64 + 64 + 64
     for _, who, gold in readings:
         assert who not in gold.helped and who not in gold.harmed and who not in gold.valence
         assert not gold.core or gold.significance == "high"

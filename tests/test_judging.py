@@ -281,3 +281,24 @@ def test_a_rescue_from_mortal_danger_rated_notable_is_defining() -> None:
     j = made(alone, significance="notable", harm=True, danger=True,
              memory="I went down in the smoke and crawled out.").judgement
     assert j is not None and j.significance == "major"
+
+
+def test_a_plan_the_model_finds_frustrating_where_the_rules_see_nothing_amiss_failed() -> None:
+    # evals/judge caravan cv15: the stills filled with sand, told in words no rule list holds; the
+    # rules read "succeeded", the 1.5B model's feeling word was "frustrated"
+    sand = inputs(reality="You dig the pits, lay the plastic and set the cups. Then the wind turns; when it "
+                  "has passed, the pits are full of sand and every cup holds nothing but grit.", others=[],
+                  intent={"thought": "Water", "action": "set up the solar stills"})
+    assert fallback.interpret(sand).gap is Gap.SUCCEEDED
+    j = made(sand, emotion="frustrated",
+             memory="I set up the stills, and the wind filled them with sand.").judgement
+    assert j is not None and j.gap is Gap.FAILED
+    # a calm actor, an observer's frustration and a result the game settled keep their gap
+    assert made(sand, emotion="calm", memory="I set up the stills.").judgement.gap is Gap.SUCCEEDED  # type: ignore[union-attr]
+    watched = inputs("observer", reality=sand.turn.reality.replace("You dig", "Bear digs"), others=[])
+    assert made(watched, emotion="frustrated", memory="Bear set up stills.").judgement.gap is Gap.SUCCEEDED  # type: ignore[union-attr]
+    settled = inputs(reality=sand.turn.reality, others=[], intent=sand.turn.intent.model_dump(),
+                     outcome={"result": "succeeded"})
+    assert made(settled, emotion="frustrated", memory="I set up the stills.").judgement.gap is Gap.SUCCEEDED  # type: ignore[union-attr]
+    # nor does a turn the rules read otherwise: Wolf's claim on the fishing spot is his doing
+    assert made(inputs(), emotion="frustrated").judgement.gap is fallback.interpret(inputs()).gap  # type: ignore[union-attr]

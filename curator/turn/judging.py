@@ -104,6 +104,25 @@ def with_intent(inp: InterpretInput, j: Judgement) -> Judgement:
     return j.model_copy(update={"memory": joined[:MEMORY_CHARS]})
 
 
+# The feelings of a plan gone wrong, as a model words the actor's feeling about its own turn.
+_WENT_WRONG = frozenset({"frustrated", "disappointed", "defeated", "discouraged", "dejected", "thwarted",
+                         "upset", "annoyed", "helpless", "sad"})
+
+
+def went_wrong(inp: InterpretInput, j: Judgement) -> Judgement:
+    """An actor the model finds frustrated (or disappointed, defeated…) by a turn the rules read
+    as gone as meant, with nobody helping or hindering, failed: the plan went wrong and nobody is
+    to blame, which is the gap's own definition of "failed". The rules read "succeeded" wherever
+    their words find nothing amiss, and a game master's prose tells a plan gone wrong in words
+    no list holds ("nobody goes home", "Full circle", "every cup holds nothing but grit"); the
+    model's feeling word reads the turn whole. Actors only: an observer's frustration may be at
+    the actor's success."""
+    if (inp.role != "actor" or j.gap is not Gap.SUCCEEDED or j.emotion not in _WENT_WRONG
+            or (inp.turn.outcome is not None and inp.turn.outcome.result is not None)):
+        return j
+    return j.model_copy(update={"gap": Gap.FAILED})
+
+
 def clash_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     """An actor whose turn someone helped or hindered (by the rules' reading of the deeds)
     lived at least a "notable" turn: the bands' own words ("notable": a clash, a kindness),
@@ -212,8 +231,8 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     turn again by rules of its own, which had to be kept alike with the fallback's by hand.
     The feelings move as the rules move them (`filing.feelings`), at the model's rating."""
     j = settled(inp, judgement)
-    j = with_intent(inp, clash_floor(inp, rescue_floor(inp, defining_floor(inp, peril_floor(
-        inp, routine_ceiling(inp, j))))))
+    j = with_intent(inp, went_wrong(inp, clash_floor(inp, rescue_floor(inp, defining_floor(inp, peril_floor(
+        inp, routine_ceiling(inp, j)))))))
     sig = _importance(inp, j)
     # A band is all a model's rating says: where the rules' finer number falls in the band
     # the model chose, it stands (the poacher's trap, 0.65 by the rules, "notable" by the

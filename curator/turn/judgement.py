@@ -11,7 +11,9 @@ in danger, how much the turn matters, a feeling word and a first-person sentence
 answers that in a few seconds. Who did what to whom and how the plan went are the rules'
 (`JudgementAnswer.over`): on the judgement set the 1.5B model read the deeds worse than the
 rules (gap, helped, harmed, valence) and the significance better, and the two together scored
-higher than either (evals/judge, see CHANGELOG 0.10.0). The validators carry the domain rules,
+higher than either (evals/judge, see CHANGELOG 0.10.0). One exception: where the rules read a
+plan as gone as meant and the model's feeling word is frustration, the plan failed
+(`judging.went_wrong`). The validators carry the domain rules,
 so a model that breaks them is told what was wrong when it is asked again.
 """
 

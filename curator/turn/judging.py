@@ -5,7 +5,8 @@ a first-person sentence) and the rules read the deeds (`JudgementAnswer.over`); 
 answers in seconds. `interpretation_from` lays the judgement over the rules' filing of the
 same turn (`fallback.interpret`: which memories, of what kind, about whom): the model's rating
 moves their importance and how far the feelings move (a model cannot push a bond from 0 to +1
-in one turn however it answers), and its sentence and feeling word are the memories'.
+in one turn however it answers), and its sentence and feeling word are the memories'. Its
+feeling word also tells a plan gone wrong that the rules' words missed (`went_wrong`).
 The game's own outcome hints (`turn.outcome`) win over the model's reading, as they do over
 the fallback's.
 

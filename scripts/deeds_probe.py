@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import json
 import sys
-import urllib.request
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-import yaml
+import judge_probe as jp
 
-BASE = "http://127.0.0.1:8767/v1/chat/completions"
 WORDS = ("good", "bad", "none")
 SYSTEM = """You read one turn of a game, as the game master tells it. You say what one character \
 did to the others in this turn, with one word:
@@ -40,26 +39,20 @@ bad: they hurt, attacked, stole from, sabotaged, stopped, refused, threatened, l
 took credit from or abandoned someone
 none: neither; they only watched, talked, worked or were unlucky
 Answer with the word only."""
-FRESH = {"pirates", "kitchen", "expedition", "heist", "dungeon", "hospital", "circus", "school", "rescue",
-         "caravan", "castle", "submarine", "newsroom", "filmset", "farmstead"}
 
 
 def name_of(ident: str) -> str:
     return ident.replace("_", " ").title()
 
 
-def ask(turn: dict[str, object], character: str) -> dict[str, float]:
+def ask(turn: dict[str, Any], character: str) -> dict[str, float]:
     actor = str(turn["actor"])
-    names = ", ".join(name_of(c) for c in turn["characters"])  # type: ignore[attr-defined]
+    names = ", ".join(name_of(c) for c in turn["characters"])
     user = (f"Characters: {names}. In what happened, \"you\" is {name_of(actor)}.\n"
             f"{name_of(actor)} meant to: {turn['action']}\nWhat happened: {turn['reality']}\n\n"
             f"What did {name_of(character)} do to someone in this turn?")
-    body = {"model": "qwen2.5-coder-1.5b", "temperature": 0, "max_tokens": 1, "logprobs": True,
-            "top_logprobs": 20, "messages": [{"role": "system", "content": SYSTEM},
-                                              {"role": "user", "content": user}]}
-    request = urllib.request.Request(BASE, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=600) as response:
-        answer = json.load(response)
+    answer = jp.ask({"temperature": 0, "max_tokens": 1, "logprobs": True, "top_logprobs": 20,
+                     "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]})
     scores = {word: -30.0 for word in WORDS}
     for entry in answer["choices"][0]["logprobs"]["content"][0]["top_logprobs"]:
         token = entry["token"].strip().lower()
@@ -69,13 +62,9 @@ def ask(turn: dict[str, object], character: str) -> dict[str, float]:
     return scores
 
 
-def turns(only: set[str]) -> list[dict[str, object]]:
+def turns(only: set[str]) -> list[dict[str, Any]]:
     out = []
-    paths = sorted(Path("evals/judge").glob("*.yaml"), key=lambda p: (p.stem not in FRESH, p.stem))
-    for path in paths:
-        if only and path.stem not in only:
-            continue
-        story = yaml.safe_load(path.read_text())
+    for stem, story in jp.stories(only):
         for turn in story["turns"]:
             actor = turn["actor"]
             characters = [actor, *turn.get("others", []), *turn.get("observers", [])]
@@ -86,24 +75,15 @@ def turns(only: set[str]) -> list[dict[str, object]]:
                 seen_by_other = any(p != character for p in turn["gold"])
                 if seen_by_other:
                     gold[character] = "bad" if bad else "good" if good else "none"
-            out.append({"story": path.stem, "id": turn["id"], "fresh": path.stem in FRESH, "actor": actor,
-                        "characters": characters, "action": turn["intent"]["action"],
-                        "reality": turn["reality"], "gold": gold})
+            out.append({"key": f"{stem}/{turn['id']}", "story": stem, "id": turn["id"],
+                        "fresh": jp.fresh(story), "actor": actor, "characters": characters,
+                        "action": turn["intent"]["action"], "reality": turn["reality"], "gold": gold})
     return out
 
 
 def record(out: Path, only: set[str]) -> None:
-    done = {json.loads(line)["key"] for line in out.read_text().splitlines()} if out.exists() else set()
-    with out.open("a") as sink:
-        for turn in turns(only):
-            key = f"{turn['story']}/{turn['id']}"
-            if key in done:
-                continue
-            scores = {c: ask(turn, c) for c in turn["characters"]}  # type: ignore[attr-defined]
-            sink.write(json.dumps({"key": key, **turn, "scores": scores}) + "\n")
-            sink.flush()
-            said = {c: max(s, key=s.__getitem__) for c, s in scores.items()}
-            print(key, said, turn["gold"], flush=True)
+    jp.record(out, turns(only), lambda turn: {c: ask(turn, c) for c in turn["characters"]}, field="scores",
+              said=lambda scores: {c: max(s, key=s.__getitem__) for c, s in scores.items()})
 
 
 def score(out: Path) -> None:

@@ -22,13 +22,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-import urllib.request
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-import yaml
+import judge_probe as jp
 
-BASE = "http://127.0.0.1:8767/v1/chat/completions"
 FEELINGS = {"proud": "succeeded", "calm": "succeeded", "grateful": "helped", "angry": "thwarted",
             "disappointed": "failed", "surprised": "surprised", "torn": "mixed"}
 OLD_LINE = '"emotion": one word for how you feel now.'
@@ -36,83 +35,46 @@ NEW_LINE = ('"emotion": how you feel about how it went, one of: "proud" (it went
             '(someone helped you or was kind), "angry" (someone stopped or spoiled it), "disappointed" (it '
             'went wrong, and nobody is to blame), "surprised" (something else happened instead), "torn" '
             '(part went well, part badly), "calm" (nothing much happened).')
-FRESH = {"pirates", "kitchen", "expedition", "heist", "dungeon", "hospital", "circus", "school", "rescue",
-         "caravan", "castle", "submarine", "newsroom", "filmset", "farmstead"}
+SCHEMA = jp.interpret_schema(emotion={"enum": list(FEELINGS), "type": "string"})
 
 
-def schema() -> dict[str, object]:
-    return {"type": "object", "additionalProperties": False, "required": [
-        "harm", "danger", "significance", "emotion", "memory"], "properties": {
-        "harm": {"type": "boolean"}, "danger": {"type": "boolean"},
-        "significance": {"enum": ["trivial", "minor", "notable", "major", "defining"], "type": "string"},
-        "emotion": {"enum": list(FEELINGS), "type": "string"},
-        "memory": {"maxLength": 160, "type": "string"}}}
-
-
-def requests(only: set[str]) -> list[dict[str, object]]:
+def requests(only: set[str]) -> list[dict[str, Any]]:
     """The first interpret request of each actor reading, with its story, turn and gold gap."""
     out = []
-    paths = sorted(Path("evals/judge").glob("*.yaml"), key=lambda p: (p.stem not in FRESH, p.stem))
-    for path in paths:
-        if only and path.stem not in only:
-            continue
-        story = yaml.safe_load(path.read_text())
-        turns = story["turns"]
-        for fixture in sorted(Path(f"evals/fixtures/qwen1.5b/judge_{path.stem}").glob("*.json")):
-            recorded = json.loads(fixture.read_text())
-            messages = recorded["request"]["messages"]
-            if not recorded["request"]["template"].startswith("interpret.j2") or len(messages) != 2:
-                continue
+    for stem, story in jp.stories(only):
+        for _, messages in jp.first_interprets(stem):
             user = messages[1]["content"]
             said = re.search(r'\(id "([a-z0-9_]+)"\)', user)
             if "You meant to:" not in user or said is None:
                 continue
-            for turn in turns:
+            for turn in story["turns"]:
                 if turn["actor"] == said.group(1) and turn["intent"]["action"][:40] in user and \
                         turn["reality"][:60] in user:
-                    out.append({"story": path.stem, "id": turn["id"], "fresh": path.stem in FRESH,
-                                "gold": turn["gold"][turn["actor"]]["gap"], "messages": messages})
+                    out.append({"key": f"{stem}/{turn['id']}", "story": stem, "id": turn["id"],
+                                "fresh": jp.fresh(story), "gold": turn["gold"][turn["actor"]]["gap"],
+                                "messages": messages})
                     break
     return out
 
 
-def ask(messages: list[dict[str, str]]) -> dict[str, object]:
-    system = messages[0]["content"]
-    assert OLD_LINE in system, "the recorded prompt's feeling line changed"
-    changed = [{"role": "system", "content": system.replace(OLD_LINE, NEW_LINE)}, messages[1]]
-    body = {"model": "qwen2.5-coder-1.5b", "temperature": 0, "max_tokens": 400, "messages": changed,
-            "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema()}}}
-    request = urllib.request.Request(BASE, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=600) as response:
-        answer = json.load(response)
-    return dict(json.loads(answer["choices"][0]["message"]["content"]))
+def ask(item: dict[str, Any]) -> dict[str, Any]:
+    system, user = item["messages"]
+    assert OLD_LINE in system["content"], "the recorded prompt's feeling line changed"
+    changed = [{"role": "system", "content": system["content"].replace(OLD_LINE, NEW_LINE)}, user]
+    return jp.ask_json({"temperature": 0, "max_tokens": 400, "messages": changed}, SCHEMA)
 
 
 def record(out: Path, only: set[str]) -> None:
-    done = {json.loads(line)["key"] for line in out.read_text().splitlines()} if out.exists() else set()
-    seen: set[str] = set()
-    with out.open("a") as sink:
-        for item in requests(only):
-            key = f"{item['story']}/{item['id']}"
-            if key in done or key in seen:
-                continue
-            seen.add(key)
-            answer = ask(item["messages"])  # type: ignore[arg-type]
-            row = {k: v for k, v in item.items() if k != "messages"}
-            sink.write(json.dumps({"key": key, **row, "answer": answer}) + "\n")
-            sink.flush()
-            print(key, answer.get("emotion"), item["gold"], flush=True)
+    jp.record(out, requests(only), ask, said=lambda answer: answer.get("emotion"))
 
 
 def score(out: Path, rules: Path | None) -> None:
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    genres = {p.stem: yaml.safe_load(p.read_text())["genre"] for p in Path("evals/judge").glob("*.yaml")}
-    ruled: dict[tuple[str, str], str] = {}
-    if rules is not None:
-        for r in json.loads(rules.read_text()):
-            ruled[(r["story"], r["turn"], r["char"])] = r["read"]["gap"]
-    actors = {(p.stem, t["id"]): t["actor"] for p in Path("evals/judge").glob("*.yaml")
-              for t in yaml.safe_load(p.read_text())["turns"]}
+    ruled = jp.rules_gaps(rules)
+    genres, actors = {}, {}
+    for stem, story in jp.stories():
+        genres[stem] = story["genre"]
+        actors.update({(stem, t["id"]): t["actor"] for t in story["turns"]})
     tallies: dict[str, Counter[str]] = {}
     for row in rows:
         read = FEELINGS[str(row["answer"]["emotion"])]

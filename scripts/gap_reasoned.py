@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import json
 import sys
-import urllib.request
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-import yaml
+import judge_probe as jp
 
-BASE = "http://127.0.0.1:8767/v1/chat/completions"
 GAPS = ("succeeded", "failed", "blocked", "thwarted", "helped", "surprised", "mixed")
 _EXAMPLES = [  # made up, none from the judgement stories: (meant, happened, meant, outcome, others, gap)
     ("sell the horse at the fair", "You lead the mare round the ring and a dealer pays your price.",
@@ -61,59 +60,36 @@ SCHEMA = {"type": "object", "properties": {
     "meant": {"type": "string", "maxLength": 80}, "outcome": {"type": "string", "maxLength": 100},
     "others": {"type": "string", "maxLength": 100}, "gap": {"type": "string", "enum": list(GAPS)}},
     "required": ["meant", "outcome", "others", "gap"]}
-FRESH = {"pirates", "kitchen", "expedition", "heist", "dungeon", "hospital", "circus", "school", "rescue",
-         "caravan", "castle", "submarine", "newsroom", "filmset", "farmstead"}
 
 
-def ask(turn: dict[str, str]) -> dict[str, str]:
+def ask(turn: dict[str, str]) -> dict[str, Any]:
     name = turn["actor"].replace("_", " ").title()
     user = (f"Character: {name} (\"you\" in what happened is {name})\nMeant: {turn['action']}\n"
             f"Happened: \"{turn['reality']}\"\n->")
-    body = {"model": "qwen2.5-coder-1.5b", "temperature": 0, "max_tokens": 160,
-            "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
-            "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": SCHEMA}}}
-    request = urllib.request.Request(BASE, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=600) as response:
-        answer = json.load(response)
-    return dict(json.loads(answer["choices"][0]["message"]["content"]))
+    return jp.ask_json({"temperature": 0, "max_tokens": 160, "messages": [
+        {"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]}, SCHEMA)
 
 
 def turns(only: set[str]) -> list[dict[str, str]]:
     out = []
-    paths = sorted(Path("evals/judge").glob("*.yaml"), key=lambda p: (p.stem not in FRESH, p.stem))
-    for path in paths:
-        if only and path.stem not in only:
-            continue
-        story = yaml.safe_load(path.read_text())
+    for stem, story in jp.stories(only):
         for turn in story["turns"]:
-            out.append({"story": path.stem, "genre": story["genre"], "id": turn["id"],
-                        "group": "fresh" if path.stem in FRESH else "first", "actor": turn["actor"],
-                        "action": turn["intent"]["action"], "reality": turn["reality"],
-                        "gold": turn["gold"][turn["actor"]]["gap"]})
+            out.append({"key": f"{stem}/{turn['id']}", "story": stem, "genre": story["genre"],
+                        "id": turn["id"], "group": "fresh" if jp.fresh(story) else "first",
+                        "actor": turn["actor"], "action": turn["intent"]["action"],
+                        "reality": turn["reality"], "gold": turn["gold"][turn["actor"]]["gap"]})
     return out
 
 
 def record(out: Path, only: set[str]) -> None:
-    done = {json.loads(line)["key"] for line in out.read_text().splitlines()} if out.exists() else set()
-    with out.open("a") as sink:
-        for turn in turns(only):
-            key = f"{turn['story']}/{turn['id']}"
-            if key in done:
-                continue
-            answer = ask(turn)
-            sink.write(json.dumps({"key": key, **turn, "answer": answer}) + "\n")
-            sink.flush()
-            print(key, answer.get("gap"), turn["gold"], flush=True)
+    jp.record(out, turns(only), ask, said=lambda answer: answer.get("gap"))
 
 
 def score(out: Path, rules: Path | None) -> None:
     """The model's gap right per group; with RULES (rows of the rules' readings, as
     {story, turn, char, read: {gap}}), the rules' gap of the same actors beside it."""
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    ruled: dict[tuple[str, str], str] = {}
-    if rules is not None:
-        for r in json.loads(rules.read_text()):
-            ruled[(r["story"], r["turn"], r["char"])] = r["read"]["gap"]  # type: ignore[index]
+    ruled = jp.rules_gaps(rules)
     tallies: dict[str, Counter[str]] = {}
     for row in rows:
         for group in (row["group"], "all"):

@@ -20,15 +20,15 @@ from __future__ import annotations
 import json
 import re
 import sys
-import urllib.request
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-import yaml
+import judge_probe as jp
 
-BASE = "http://127.0.0.1:8767/v1/chat/completions"
+from curator.evals.judge import GOLD_BAND as BANDS
+
 ORDER = ("memory", "emotion", "harm", "danger", "significance")
-BANDS = {"trivial": "low", "minor": "low", "notable": "medium", "major": "high", "defining": "high"}
 _KEY_LINE = re.compile(r'^"(harm|danger|significance|emotion|memory)":')
 
 
@@ -53,39 +53,26 @@ def reordered(system: str) -> str:
             + "\n".join(line for key in ORDER for line in blocks[key]) + "\n\nExamples:\n" + "\n".join(lines))
 
 
-def schema() -> dict[str, object]:
-    properties: dict[str, object] = {
-        "memory": {"maxLength": 160, "type": "string"}, "emotion": {"maxLength": 30, "type": "string"},
-        "harm": {"type": "boolean"}, "danger": {"type": "boolean"},
-        "significance": {"enum": ["trivial", "minor", "notable", "major", "defining"], "type": "string"}}
-    return {"type": "object", "additionalProperties": False, "required": list(ORDER),
-            "properties": properties}
+SCHEMA = jp.interpret_schema(ORDER)
 
 
-def requests(only: set[str]) -> list[dict[str, object]]:
+def requests(only: set[str]) -> list[dict[str, Any]]:
     """The first interpret request of each judgement reading, its gold band and recorded band."""
     out = []
-    for path in sorted(Path("evals/judge").glob("*.yaml")):
-        if only and path.stem not in only:
-            continue
-        turns = yaml.safe_load(path.read_text())["turns"]
-        for fixture in sorted(Path(f"evals/fixtures/qwen1.5b/judge_{path.stem}").glob("*.json")):
-            recorded = json.loads(fixture.read_text())
-            messages = recorded["request"]["messages"]
-            if not recorded["request"]["template"].startswith("interpret.j2") or len(messages) != 2:
-                continue
+    for stem, story in jp.stories(only):
+        for recorded, messages in jp.first_interprets(stem):
             user = messages[1]["content"]
             who = re.search(r'\(id "([a-z0-9_]+)"\)', user)
             if who is None:
                 continue
-            for turn in turns:
+            for turn in story["turns"]:
                 if turn["reality"][:60] in user and who.group(1) in turn["gold"]:
                     content = recorded["response"]["json"]["choices"][0]["message"]["content"]
                     try:
                         was = json.loads(content).get("significance")
                     except json.JSONDecodeError:
                         was = None
-                    out.append({"key": f"{path.stem}/{turn['id']}/{who.group(1)}", "story": path.stem,
+                    out.append({"key": f"{stem}/{turn['id']}/{who.group(1)}", "story": stem,
                                 "role": "actor" if who.group(1) == turn["actor"] else "observer",
                                 "gold": turn["gold"][who.group(1)]["significance"], "was": was,
                                 "messages": messages})
@@ -93,29 +80,14 @@ def requests(only: set[str]) -> list[dict[str, object]]:
     return out
 
 
-def ask(messages: list[dict[str, str]]) -> dict[str, object]:
-    changed = [{"role": "system", "content": reordered(messages[0]["content"])}, messages[1]]
-    body = {"model": "qwen2.5-coder-1.5b", "temperature": 0, "max_tokens": 400, "messages": changed,
-            "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema()}}}
-    request = urllib.request.Request(BASE, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=600) as response:
-        answer = json.load(response)
-    return dict(json.loads(answer["choices"][0]["message"]["content"]))
+def ask(item: dict[str, Any]) -> dict[str, Any]:
+    system, user = item["messages"]
+    changed = [{"role": "system", "content": reordered(system["content"])}, user]
+    return jp.ask_json({"temperature": 0, "max_tokens": 400, "messages": changed}, SCHEMA)
 
 
 def record(out: Path, only: set[str]) -> None:
-    done = {json.loads(line)["key"] for line in out.read_text().splitlines()} if out.exists() else set()
-    with out.open("a") as sink:
-        for item in requests(only):
-            if item["key"] in done:
-                continue
-            done.add(str(item["key"]))
-            answer = ask(item["messages"])  # type: ignore[arg-type]
-            row = {k: v for k, v in item.items() if k != "messages"}
-            sink.write(json.dumps({**row, "answer": answer}) + "\n")
-            sink.flush()
-            print(item["key"], item["was"], "->", answer.get("significance"), "gold", item["gold"],
-                  flush=True)
+    jp.record(out, requests(only), ask, said=lambda answer: answer.get("significance"))
 
 
 def score(out: Path) -> None:

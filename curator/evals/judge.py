@@ -28,7 +28,8 @@ from curator import CaseError, CuratorConfig, CuratorError, Gap, Turn, TurnReadi
 FIELDS = ("gap", "helped", "harmed", "valence", "significance", "core", "insignificant")
 Band = Literal["low", "medium", "high"]
 Feeling = Literal["positive", "neutral", "negative"]
-_BAND = {"trivial": "low", "minor": "low", "notable": "medium", "major": "high", "defining": "high"}
+# A reading's significance band as the gold's (low, medium, high).
+GOLD_BAND = {"trivial": "low", "minor": "low", "notable": "medium", "major": "high", "defining": "high"}
 
 
 class Gold(BaseModel):
@@ -155,7 +156,7 @@ class JudgeReport(BaseModel):
 def predicted(reading: TurnReading) -> dict[str, Any]:
     """A reading's answer to each gold field."""
     return {"gap": reading.gap, "helped": sorted(reading.helped), "harmed": sorted(reading.harmed),
-            "valence": dict(reading.feelings), "significance": _BAND[reading.significance],
+            "valence": dict(reading.feelings), "significance": GOLD_BAND[reading.significance],
             "core": reading.significance == "defining", "insignificant": reading.significance == "trivial"}
 
 

@@ -17,7 +17,7 @@ with the fallback's judgement.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from curator.domain.config import FORMATION_THRESHOLDS
@@ -185,6 +185,13 @@ def rescue_floor(inp: InterpretInput, j: Judgement) -> Judgement:
     return j.model_copy(update={"significance": band})
 
 
+# The rules laid over a model's answer, in this order: the ceiling before the floors, the
+# peril floor before the defining one (a life at stake rated "notable" is "major" by then),
+# the gap before the memory that says what was meant.
+_OVER_THE_ANSWER: tuple[Callable[[InterpretInput, Judgement], Judgement], ...] = (
+    routine_ceiling, peril_floor, defining_floor, rescue_floor, clash_floor, went_wrong, with_intent)
+
+
 def _game_rated(inp: InterpretInput) -> bool:
     """The game said how much the turn matters (`outcome.importance`): no floor moves it."""
     return inp.turn.outcome is not None and inp.turn.outcome.importance is not None
@@ -232,8 +239,8 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     turn again by rules of its own, which had to be kept alike with the fallback's by hand.
     The feelings move as the rules move them (`filing.feelings`), at the model's rating."""
     j = settled(inp, judgement)
-    j = with_intent(inp, went_wrong(inp, clash_floor(inp, rescue_floor(inp, defining_floor(inp, peril_floor(
-        inp, routine_ceiling(inp, j)))))))
+    for rule in _OVER_THE_ANSWER:
+        j = rule(inp, j)
     sig = _importance(inp, j)
     # A band is all a model's rating says: where the rules' finer number falls in the band
     # the model chose, it stands (the poacher's trap, 0.65 by the rules, "notable" by the

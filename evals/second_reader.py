@@ -9,7 +9,7 @@ that "accuracy against the gold" can mean. It also scores the rules and the mode
 fields where the two readers agree (the unambiguous labels) and against the second reader.
 
     python -m evals.second_reader blind OUT_DIR      # the stories with the gold taken out
-    python -m evals.second_reader score [--labels evals/judge/second_reader] [--json]
+    python -m evals.second_reader score [--labels evals/judge/second_reader] [--fixtures SET] [--json]
 
 A label file (`evals/judge/second_reader/<story>.yaml`) holds `story`, `reader` (who labelled,
 and what they saw) and `labels`: turn id -> perceiver -> the gold fields, as in a story file.
@@ -182,13 +182,16 @@ def load_seconds(labels: Path, stories: list[JudgeStory]) -> dict[str, SecondRea
     return found
 
 
+_SHOWN_AS = {"fallback": "rules", "replay": "model"}
+
+
 def table(results: list[Comparison]) -> list[str]:
     """The agreement of the two readers, then per mode: against the gold, on the agreed labels,
     against the second reader, and matching either reader."""
     first = results[0]
     head = f"  {'field':<15}{'readers':>9}"
     for r in results:
-        head += f"  {r.mode + ': gold':>15}{'agreed':>8}{'second':>8}{'either':>8}"
+        head += f"  {_SHOWN_AS.get(r.mode, r.mode) + ': gold':>15}{'agreed':>8}{'second':>8}{'either':>8}"
     lines = [head]
     for field in (*FIELDS, "overall"):
         line = f"  {field:<15}{first.readers.accuracy()[field]:>9.1%}"
@@ -210,7 +213,7 @@ def write_blind(out: Path, stories: list[JudgeStory]) -> list[Path]:
     return written
 
 
-def score_command(labels: Path, mode: str, as_json: bool) -> int:
+def score_command(labels: Path, mode: str, as_json: bool, fixtures: Path | None = None) -> int:
     from curator.evals.modes import DEFAULT_FIXTURES, FallbackMode, ReplayMode
 
     stories = load_stories([JUDGE_DIR])
@@ -219,7 +222,7 @@ def score_command(labels: Path, mode: str, as_json: bool) -> int:
         raise SystemExit(f"no second-reader labels in {labels}")
     modes: list[Any] = [FallbackMode()]
     if mode == "replay":
-        modes.append(ReplayMode(JUDGE_DIR.parent.parent / DEFAULT_FIXTURES))
+        modes.append(ReplayMode(fixtures or JUDGE_DIR.parent.parent / DEFAULT_FIXTURES))
     results = [compare(stories, seconds, m) for m in modes]
     if as_json:
         print(json.dumps({r.mode: r.summary() for r in results}, indent=2))
@@ -249,10 +252,12 @@ def main(argv: list[str] | None = None) -> int:
     scoring.add_argument("--labels", type=Path, default=LABELS_DIR, help="the second reader's label files")
     scoring.add_argument("--mode", choices=["fallback", "replay"], default="replay",
                          help="replay: the recorded model's readings beside the fallback's")
+    scoring.add_argument("--fixtures", type=Path, default=None,
+                         help="the recorded set to replay (default evals/fixtures/qwen1.5b)")
     scoring.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     if args.verb == "score":
-        return score_command(args.labels, args.mode, args.json)
+        return score_command(args.labels, args.mode, args.json, args.fixtures)
     if args.verb == "check":
         stories = {s.name.removeprefix("judge_"): s for s in load_stories([JUDGE_DIR])}
         for path in args.labels:

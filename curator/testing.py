@@ -9,8 +9,9 @@ For a game's own tests, curator's evals and its benchmarks. Everything here is p
 - `FixtureStore`, `Recorder`, `Replayer`: provider responses saved as JSON files (`"kind":
   "recorded"` from a real model, `"kind": "scripted"` written by hand), recorded from a live
   endpoint and replayed through respx, so litellm, instructor and HTTP all run for real.
-- `StubModelServer`, `FallbackEcho`: an OpenAI-compatible server on 127.0.0.1 that answers each
-  step with what its rule-based fallback would decide (or what a test scripts).
+- `StubModelServer`, `FallbackEcho`, `StubReply`: an OpenAI-compatible server on 127.0.0.1 that
+  answers each step with what its rule-based fallback would decide (or what a test scripts, an
+  HTTP error included).
 - `ALL_STEPS`, `schema_hash`, `token_counter`, `release_connections` (and its async twin): what benchmarks and
   fixture tools need to go through every step.
 
@@ -20,8 +21,8 @@ index is another project): respx and httpx are imported here.
 
 from curator.model.fixtures import FixtureStore, Recorder, Replayer
 from curator.model.llm import arelease_connections, release_connections, schema_hash
-from curator.model.stub_server import FallbackEcho, StubModelServer, token_counter
+from curator.model.stub_server import FallbackEcho, StubModelServer, StubReply, token_counter
 from curator.turn.steps import ALL_STEPS
 
 __all__ = ["ALL_STEPS", "FallbackEcho", "FixtureStore", "Recorder", "Replayer", "StubModelServer",
-           "arelease_connections", "release_connections", "schema_hash", "token_counter"]
+           "StubReply", "arelease_connections", "release_connections", "schema_hash", "token_counter"]

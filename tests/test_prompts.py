@@ -38,7 +38,7 @@ from curator.turn.inputs import (
 )
 from curator.turn.judgement import JudgementAnswer
 from curator.turn.narration import retell
-from curator.turn.steps import ALL_STEPS, INTERPRET
+from curator.turn.steps import ALL_STEPS, INTERPRET, INTERPRET_FULL
 
 T0 = "2025-01-02T08:00:00Z"
 THOUGHT = "Just need to catch some fish"
@@ -180,6 +180,7 @@ def consolidate_input(episode_core_threshold: float = 0.8) -> ConsolidateInput:
 
 INPUTS: dict[str, Callable[[], BaseModel]] = {
     "interpret.j2": interpret_input,
+    "interpret_full.j2": interpret_input,
     "fade_review.j2": fade_input,
     "promote.j2": core_input,
     "reconcile.j2": reconcile_input,
@@ -190,6 +191,7 @@ INPUTS: dict[str, Callable[[], BaseModel]] = {
 # A second, different case of each step: its user part differs, its system part must not.
 OTHER_INPUTS: dict[str, Callable[[], BaseModel]] = {
     "interpret.j2": lambda: interpret_input("observer"),
+    "interpret_full.j2": lambda: interpret_input("observer"),
     "fade_review.j2": self_fade_input,
     "promote.j2": lambda: core_input(core_cap=1),
     "reconcile.j2": lambda: reconcile_input(contradiction=False),
@@ -201,6 +203,7 @@ OTHER_INPUTS: dict[str, Callable[[], BaseModel]] = {
 KEY_TEXT: dict[str, list[str]] = {
     # (interpret shows no earlier memory: a small model copied them as this turn's)
     "interpret.j2": [REALITY, THOUGHT, ACTION, PERSONA, SUMMARY],
+    "interpret_full.j2": [REALITY, THOUGHT, ACTION, PERSONA, SUMMARY],
     "fade_review.j2": [FADING.content, SUMMARY, PERSONA, STOLEN.content],
     "promote.j2": [RESCUE.content, POACHER.content, SUMMARY],
     "reconcile.j2": [RESCUE.content, SUMMARY, STOLEN.content],
@@ -208,14 +211,16 @@ KEY_TEXT: dict[str, list[str]] = {
     "identity.j2": [PERSONA, RESCUE.content, POACHER.content, DRIFT, PREVIOUS],
     "appraise.j2": [PERSONA, REALITY, THEFT_SEEN],
 }
-STEP_IDS = [step.name for step in ALL_STEPS]
+# Every template a model may be sent: each step's, and interpret's full reading.
+PROMPTED: tuple[Step[Any, Any], ...] = (*ALL_STEPS, INTERPRET_FULL)
+STEP_IDS = [step.template.removesuffix(".j2") for step in PROMPTED]
 
 
 def input_model(step: Step[Any, Any]) -> type[BaseModel]:
     """The input model a step's fallback takes: the model its template is rendered from."""
     hints = get_type_hints(step.fallback)
     hints.pop("return", None)
-    (model,) = hints.values()
+    model = next(iter(hints.values()))  # the first argument (interpret also takes a reading)
     assert isinstance(model, type) and issubclass(model, BaseModel)
     return model
 
@@ -279,14 +284,14 @@ def parsed(template: str) -> jinja2.nodes.Template:
 # -- every step renders ------------------------------------------------------------------------
 
 def test_the_inputs_cover_every_step() -> None:
-    assert set(INPUTS) == set(OTHER_INPUTS) == {step.template for step in ALL_STEPS}
-    for step in ALL_STEPS:
+    assert set(INPUTS) == set(OTHER_INPUTS) == {step.template for step in PROMPTED}
+    for step in PROMPTED:
         assert isinstance(INPUTS[step.template](), input_model(step))
         assert isinstance(OTHER_INPUTS[step.template](), input_model(step))
         assert (prompts.templates_dir() / step.template).is_file()
 
 
-@pytest.mark.parametrize("step", ALL_STEPS, ids=STEP_IDS)
+@pytest.mark.parametrize("step", PROMPTED, ids=STEP_IDS)
 def test_template_renders_the_game_text_inside_data_blocks_of_the_user_part(step: Step[Any, Any]) -> None:
     system, case = parts(step.template, INPUTS[step.template]())
     assert system and case
@@ -303,7 +308,7 @@ def test_template_renders_the_game_text_inside_data_blocks_of_the_user_part(step
         assert "None" not in text  # no optional value leaks as Python's None
 
 
-@pytest.mark.parametrize("step", ALL_STEPS, ids=STEP_IDS)
+@pytest.mark.parametrize("step", PROMPTED, ids=STEP_IDS)
 def test_the_system_part_asks_for_every_field_of_the_answer_in_order(step: Step[Any, Any]) -> None:
     system, _ = parts(step.template, INPUTS[step.template]())
     for name in field_names(step.asks):
@@ -313,7 +318,7 @@ def test_the_system_part_asks_for_every_field_of_the_answer_in_order(step: Step[
     assert first == sorted(first)
 
 
-@pytest.mark.parametrize("step", ALL_STEPS, ids=lambda step: step.name)
+@pytest.mark.parametrize("step", PROMPTED, ids=STEP_IDS)
 def test_header_declares_exactly_the_input_fields_the_template_uses(step: Step[Any, Any]) -> None:
     head = prompts.header(step.template)
     assert head["purpose"]
@@ -323,13 +328,15 @@ def test_header_declares_exactly_the_input_fields_the_template_uses(step: Step[A
     assert declared == prompts.used_variables(step.template)
 
 
-@pytest.mark.parametrize("step", ALL_STEPS, ids=STEP_IDS)
+@pytest.mark.parametrize("step", PROMPTED, ids=STEP_IDS)
 def test_the_system_part_reads_no_input_and_is_the_same_on_every_call(step: Step[Any, Any]) -> None:
     template = prompts.environment().get_template(step.template)
-    assert set(template.blocks) == {"system", "user"}
+    parent = prompts.parent_of(step.template)
+    inherited = set(prompts.environment().get_template(parent).blocks) if parent else set()
+    assert set(template.blocks) | inherited == {"system", "user"}
     # Nothing is printed outside the two blocks (render_parts would silently drop it).
     for node in parsed(step.template).body:
-        assert isinstance(node, jinja2.nodes.Block) or (
+        assert isinstance(node, jinja2.nodes.Block | jinja2.nodes.Extends) or (
             isinstance(node, jinja2.nodes.Output) and all(
                 isinstance(n, jinja2.nodes.TemplateData) and not n.data.strip() for n in node.nodes)), node
     system_block = next(b for b in parsed(step.template).find_all(jinja2.nodes.Block) if b.name == "system")
@@ -539,7 +546,24 @@ def test_template_hash_is_the_sha256_of_the_file() -> None:
     for step in ALL_STEPS:
         data = (prompts.templates_dir() / step.template).read_bytes()
         assert prompts.template_hash(step.template) == hashlib.sha256(data).hexdigest()[:16]
-    assert len({prompts.template_hash(step.template) for step in ALL_STEPS}) == len(ALL_STEPS)
+    assert len({prompts.template_hash(step.template) for step in PROMPTED}) == len(PROMPTED)
+    # A template that extends another: its file's hash and the other's, together.
+    own = hashlib.sha256((prompts.templates_dir() / "interpret_full.j2").read_bytes()).hexdigest()[:16]
+    both = f"{own}:{prompts.template_hash('interpret.j2')}".encode()
+    assert prompts.template_hash("interpret_full.j2") == hashlib.sha256(both).hexdigest()[:16]
+
+
+def test_a_template_that_extends_another_keeps_its_case_and_changes_with_it(copied_templates: Path) -> None:
+    full_system, full_case = parts("interpret_full.j2", interpret_input())
+    system, case = parts("interpret.j2", interpret_input())
+    assert full_case == case and full_system != system and '"others"' in full_system
+    before = prompts.template_hash("interpret_full.j2")
+    path = copied_templates / "interpret.j2"
+    source = path.read_text()
+    at = source.index("{% endblock %}", source.index("{% block user %}"))
+    path.write_text(source[:at] + "Answer briefly.\n" + source[at:])
+    assert prompts.template_hash("interpret_full.j2") != before
+    assert parts("interpret_full.j2", interpret_input())[1].endswith("Answer briefly.")
 
 
 def test_template_hash_changes_when_the_template_changes(copied_templates: Path) -> None:
@@ -594,7 +618,7 @@ def injected(value: Any) -> Any:
     return value
 
 
-@pytest.mark.parametrize("step", ALL_STEPS, ids=STEP_IDS)
+@pytest.mark.parametrize("step", PROMPTED, ids=STEP_IDS)
 def test_injected_game_text_stays_inside_data_blocks_of_the_user_part(step: Step[Any, Any]) -> None:
     inputs = INPUTS[step.template]()
     attacked = type(inputs).model_validate(injected(inputs.model_dump(mode="json")))

@@ -150,6 +150,8 @@ NOT_RUN = {
                         "with the hashing embedder, and the real model where it is installed",
     r"--api-base http://127\.0\.0\.1:8767": "needs the local model server scripts/local_model.sh starts",
     r"^python -m evals\.bench": "benchmarks: minutes each, run on purpose",
+    r"^python -m evals\.second_reader": "replays every judgement story twice (about 35 s); "
+                                        "tests/test_second_reader.py runs both commands on a story",
     r"--mode replay": "replays every recorded answer: 35-50 s a run on a 2-core machine; .ci/run runs "
                       "replay against the baseline, tests/test_eval_modes.py replays cases",
     r"--report out/": "draws every case's plots: 30 s; tests/test_eval_modes.py writes a report",

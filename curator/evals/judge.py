@@ -181,9 +181,9 @@ def _count(report: JudgeReport, name: str, right: bool, story: str, turn: str, r
                                   gold=gold, read=read, decided_by=reading.decided_by))
 
 
-def judge_story(story: JudgeStory, factory: Any, report: JudgeReport, *, split: str = "all") -> None:
-    """Play `story` into a fresh world from `factory` and score the readings of the turns in
-    `split` (dev, test or all); a turn curator refuses is an error, and the run goes on."""
+def read_story(story: JudgeStory, factory: Any, errors: list[str]) -> dict[str, dict[str, TurnReading]]:
+    """Play `story` into a fresh world from `factory`: each turn's readings by perceiver. A turn
+    curator refuses is named in `errors`, and the story goes on."""
     by_turn: dict[str, dict[str, TurnReading]] = defaultdict(dict)
     with factory(CuratorConfig()) as world:
         for character, persona in story.characters.items():
@@ -192,10 +192,17 @@ def judge_story(story: JudgeStory, factory: Any, report: JudgeReport, *, split: 
             try:
                 result = world.observe(turn_of(item))
             except CuratorError as error:
-                report.errors.append(f"{story.genre} {item.id}: {error}")
+                errors.append(f"{story.genre} {item.id}: {error}")
                 continue
             for reading in result.readings:
                 by_turn[item.id][reading.character] = reading
+    return by_turn
+
+
+def judge_story(story: JudgeStory, factory: Any, report: JudgeReport, *, split: str = "all") -> None:
+    """Play `story` into a fresh world from `factory` and score the readings of the turns in
+    `split` (dev, test or all); a turn curator refuses is an error, and the run goes on."""
+    by_turn = read_story(story, factory, report.errors)
     for item in story.turns:
         if split != "all" and item.split != split:
             continue

@@ -9,7 +9,9 @@ therefore changes the key, and replay fails naming the key it looked for.
 
 Each file says what it is: `"kind": "recorded"` is a real model's response, saved by running
 with recording on (`--record DIR`, `CURATOR_RECORD`); `"kind": "scripted"` was written by
-hand or by a script (the stub server) to make a test case. Only the request's path, model,
+hand or by a script (the stub server) to make a test case; `"kind": "stand-in"` is a reader's
+answer to curator's own prompt, given through a local stub server where no capable model runs
+(`scripts/stand_in_model.py`, its `source` naming the reader). Only the request's path, model,
 messages and the two curator headers are kept, and of the response its status, content type
 and body: API keys live in headers and query strings, which are never written.
 """
@@ -31,7 +33,7 @@ import respx
 
 from curator.domain.errors import FixtureMissing, FixtureUnreadable
 
-Kind = Literal["recorded", "scripted"]
+Kind = Literal["recorded", "scripted", "stand-in"]
 
 
 def fixture_key(model: str, template: str, schema: str, messages: Any) -> str:

@@ -28,6 +28,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -53,7 +54,6 @@ CALL_THREADS = "curator-llm"  # the name of the threads model calls run on (cli/
 NOT_RECORDED = "not recorded"  # replay found no answer for this request (a lenient replay)
 # Worth asking again after a pause; a timeout is not retried: each one already cost `timeout`.
 TRANSIENT = frozenset({"rate limited", "server error", "connection error"})
-
 
 _SCHEMA_HASHES: dict[type[BaseModel], str] = {}
 
@@ -301,8 +301,10 @@ class ModelGateway:
         return call.fell_back(reason, error)
 
     def _begin(self, request: Request) -> tuple[_Call, Answer | None]:
-        """The call for `request`, and its fallback already when the server is cooling down."""
+        """The call for `request` (read in full if so set), and its fallback when cooling down."""
         self.check_ready()
+        if self.settings.reading == "full" and request.step.detailed:
+            request = replace(request, step=request.step.detailed)
         call = _Call(self, request)
         blocked = self.cooldown.blocked()
         return call, (call.fell_back(blocked, None) if blocked is not None else None)

@@ -6,8 +6,9 @@ renders them (a missing variable is an error, never an empty string), the filter
 each template's hash (recorded fixtures are keyed by it) and its header comment
 (`purpose:`, `inputs:`, `output:`). A step's template has two blocks: `system` (its
 instructions and examples, rendered with no inputs, so it is the same on every call and a
-prompt cache reuses it) and `user` (the case at hand). It knows nothing of SQL and never
-talks to a model.
+prompt cache reuses it) and `user` (the case at hand); a template may `{% extends %}` another
+and keep its user block (interpret_full.j2 asks more of the same case). It knows nothing of
+SQL and never talks to a model.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from curator.domain.models import display_name, significance_band
 DATA_TAG = "game_text"
 _DELIMITER = re.compile(r"<\s*/?\s*" + DATA_TAG + r"[^>]*>?", re.IGNORECASE)
 _HEADER_LINE = re.compile(r"^\s*([a-z_]+)\s*:(.*)$", re.MULTILINE)
+_EXTENDS = re.compile(r"{%-?\s*extends\s+[\"']([^\"']+)[\"']")
 
 
 class TemplatesNotFound(RuntimeError):
@@ -126,14 +128,24 @@ def render_parts(template_name: str, inputs: BaseModel, *, marked: bool = False)
     """The template's two blocks: `system` (the step's instructions, rendered with no inputs
     at all, so it is the same on every call and a prompt cache can reuse it) and `user` (the
     case at hand, rendered with the step's inputs). With `marked`, as `render_marked` does."""
-    template = environment(marked).get_template(template_name)
-    for block in ("system", "user"):
-        if block not in template.blocks:
-            raise ValueError(f"{template_name}: no {{% block {block} %}}")
-    system = "".join(template.blocks["system"](template.new_context({}))).strip()
-    context = template.new_context(inputs.model_dump(mode="json"))
-    user = "".join(template.blocks["user"](context)).strip()
-    return system, user
+    env = environment(marked)
+    parts = []
+    for block, values in (("system", {}), ("user", inputs.model_dump(mode="json"))):
+        name = template_name
+        while block not in env.get_template(name).blocks:
+            parent = parent_of(name)
+            if parent is None:
+                raise ValueError(f"{template_name}: no {{% block {block} %}}")
+            name = parent
+        template = env.get_template(name)
+        parts.append("".join(template.blocks[block](template.new_context(values))).strip())
+    return parts[0], parts[1]
+
+
+def parent_of(template_name: str) -> str | None:
+    """The template `template_name` extends, if it extends one."""
+    found = _EXTENDS.search(_source(template_name)[0])
+    return found.group(1) if found else None
 
 
 def render_marked(template_name: str, inputs: BaseModel) -> str:
@@ -143,9 +155,14 @@ def render_marked(template_name: str, inputs: BaseModel) -> str:
 
 
 def template_hash(template_name: str) -> str:
-    """The first 16 hex digits of the sha256 of the template file's bytes."""
+    """The first 16 hex digits of the sha256 of the template file's bytes (and, for a template
+    that extends another, of that one's hash too: a change to either changes what is sent)."""
     path = templates_dir() / template_name
-    return _file_hash(path, path.stat().st_mtime_ns)
+    own = _file_hash(path, path.stat().st_mtime_ns)
+    parent = parent_of(template_name)
+    if parent is None:
+        return own
+    return hashlib.sha256(f"{own}:{template_hash(parent)}".encode()).hexdigest()[:16]
 
 
 @cache
@@ -172,6 +189,9 @@ def declared_inputs(template_name: str) -> set[str]:
 
 
 def used_variables(template_name: str) -> set[str]:
-    """The top-level variables the template reads, as Jinja's parser finds them."""
+    """The top-level variables the template reads, as Jinja's parser finds them (with those of
+    the template it extends)."""
     source, _ = _source(template_name)
-    return set(jinja2.meta.find_undeclared_variables(environment().parse(source)))
+    used = set(jinja2.meta.find_undeclared_variables(environment().parse(source)))
+    parent = parent_of(template_name)
+    return used if parent is None else used | used_variables(parent)

@@ -24,7 +24,7 @@ Mode = Literal["json_schema", "json_object_schema", "json", "md_json", "tools"]
 _ENV = {"api_base": "CURATOR_API_BASE", "api_key": "CURATOR_API_KEY", "timeout": "CURATOR_TIMEOUT",
         "retries": "CURATOR_RETRIES", "temperature": "CURATOR_TEMPERATURE", "mode": "CURATOR_MODE",
         "concurrency": "CURATOR_CONCURRENCY", "max_tokens": "CURATOR_MAX_TOKENS",
-        "record_dir": "CURATOR_RECORD"}
+        "record_dir": "CURATOR_RECORD", "reading": "CURATOR_READING"}
 
 
 class ModelSettings(BaseModel):
@@ -45,6 +45,10 @@ class ModelSettings(BaseModel):
     max_tokens: int = Field(default=1024, ge=16)
     mode: Mode = Field(default="json_schema", description="how instructor asks for JSON")
     concurrency: int = Field(default=8, ge=1, le=256, description="model calls in flight at once")
+    reading: Literal["brief", "full"] = Field(
+        default="brief", description="brief: the model rates each turn and words the memory, the rules "
+        "read who did what (what a 1.5B model can do); full: the model also reads how the plan went "
+        "and what each other character did, for a model that reads a scene well")
     record_dir: Path | None = Field(default=None, description="save each provider response here")
 
     @classmethod

@@ -38,6 +38,9 @@ class Step(Generic[I, D]):
     answer: type[BaseModel] | None = None
     from_answer: Callable[[I, Any], D] | None = None
     to_answer: Callable[[D], BaseModel] | None = None
+    # The step asked instead when the model reads in full (`ModelSettings.reading`): the same
+    # judgement, a fuller answer (interpret: the gap and each other's deed too).
+    detailed: Step[I, D] | None = None
 
     @property
     def asks(self) -> type[BaseModel]:

@@ -259,10 +259,11 @@ def _observer_drafts(inp: InterpretInput, reading: Reading, sig: float) -> list[
     return drafts
 
 
-def interpret(inp: InterpretInput) -> Interpretation:
-    """Intent vs reality → memories, immediate context and feelings, by rules."""
+def interpret(inp: InterpretInput, reading: Reading | None = None) -> Interpretation:
+    """Intent vs reality → memories, immediate context and feelings, by rules: on the rules'
+    reading of the turn, or on `reading` (a model's, full_reading.py)."""
     turn = inp.turn
-    reading = read_turn(turn, inp.aliases)
+    reading = reading or read_turn(turn, inp.aliases)
     sig = significance(inp, reading)
     drafts: list[MemoryDraft] = []
     if inp.role == "actor":

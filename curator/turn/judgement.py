@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from curator.domain.models import Gap, Significance
+from curator.domain.models import Gap, Significance, display_name
 from curator.model.decision import DecisionModel, ModelText, decision_context
 from curator.turn.copying import SENTENCE_END as _SENTENCE_END
 from curator.turn.copying import copied_run, quote, retold, sentences, stems
@@ -199,3 +199,59 @@ def answer_of(judgement: Judgement) -> JudgementAnswer:
     return JudgementAnswer(harm=judgement.harm, danger=judgement.danger,
                            significance=judgement.significance, emotion=judgement.emotion,
                            memory=judgement.memory)
+
+
+class DeedsAnswer(DecisionModel):
+    """How the plan went, and each other character's deed and the perceiver's feeling toward
+    them: what a full answer (`FullJudgementAnswer`) gives first."""
+
+    gap: Gap
+    others: list[OtherReading] = Field(default_factory=list)
+
+    @field_validator("others")
+    @classmethod
+    def _the_turns_others(cls, value: list[OtherReading], info: ValidationInfo) -> list[OtherReading]:
+        allowed = decision_context(info).get("allowed_subjects")
+        if allowed is None:
+            return value
+        # The prompt names the others ("Old Oak"); a model may answer with the name for the id.
+        by_name = {key: other for other in allowed for key in (other, display_name(other).casefold())}
+        readings, unknown = [], []
+        for reading in value:
+            other = by_name.get(reading.id.strip().casefold())
+            if other is None:
+                unknown.append(reading.id)
+            else:
+                readings.append(reading.model_copy(update={"id": other}))
+        if unknown:
+            raise ValueError(f"others: {', '.join(map(repr, unknown))} not in this turn; one entry for each "
+                             f"of {', '.join(map(repr, allowed))}" if allowed else
+                             "others: nobody else was in this turn; answer []")
+        ids = [r.id for r in readings]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"others: one entry each; {', '.join(map(repr, twice))} more than once")
+        return readings
+
+
+
+class FullJudgementAnswer(JudgementAnswer, DeedsAnswer):
+    """Step `interpret` as a model that reads a scene well answers it (`ModelSettings.reading`
+    "full"): how the plan went and the deeds (`DeedsAnswer`, asked first), then the brief
+    answer. Every other character the turn names gets one entry; one left out did nothing and
+    leaves the feeling where it was."""
+
+    def over(self, rules: Judgement) -> Judgement:
+        """The reading these answers make: all of it the model's, but for each other character
+        the answer left out (nothing done, the feeling unmoved)."""
+        given = {r.id: r for r in self.others}
+        others = [given.get(r.id, OtherReading(id=r.id, did="none", feeling="neutral")) for r in rules.others]
+        return Judgement(memory=self.memory, emotion=self.emotion, gap=self.gap, others=others,
+                         significance=self.significance, harm=self.harm, danger=self.danger)
+
+
+def full_answer_of(judgement: Judgement) -> FullJudgementAnswer:
+    """A reading put as a model reading in full would have answered it."""
+    return FullJudgementAnswer(harm=judgement.harm, danger=judgement.danger, gap=judgement.gap,
+                               others=judgement.others, significance=judgement.significance,
+                               emotion=judgement.emotion, memory=judgement.memory)

@@ -39,7 +39,7 @@ from curator.turn.judgement import (
 )
 from curator.turn.perspective import mentions
 from curator.turn.phrasing import intended, sentence
-from curator.turn.reading import read_turn
+from curator.turn.reading import Reading, read_turn
 from curator.turn.summaries import summary_tone
 
 _DEED_OF_KIND: dict[MemoryKind, Deed] = {MemoryKind.KINDNESS: "helped", MemoryKind.BETRAYAL: "betrayed",
@@ -228,7 +228,10 @@ def about(other: OtherReading, memory: str, inp: InterpretInput, rules_words: Ma
     return theirs
 
 
-def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interpretation) -> Interpretation:
+def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interpretation, *,
+                        reading: Reading | None = None,
+                        over: tuple[Callable[[InterpretInput, Judgement], Judgement], ...] = _OVER_THE_ANSWER,
+                        ) -> Interpretation:
     """The rules' filing of the turn (`rules`, fallback.interpret: which memories, of what
     kind, about whom, how good or bad, with which traits) with the model's rating and words
     laid over it: each memory's importance moves by as much as the model's rating of the turn
@@ -237,9 +240,11 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
     someone in the rules' words where the model's sentence leaves them out or tells their part
     the other way round: `about`). One filing for both modes: before, the model path filed the
     turn again by rules of its own, which had to be kept alike with the fallback's by hand.
-    The feelings move as the rules move them (`filing.feelings`), at the model's rating."""
+    The feelings move as the rules move them (`filing.feelings`), at the model's rating, on
+    `reading` (the rules' reading of the turn unless a model read it in full: full_reading.py),
+    and the rules `over` are laid over the answer (all of them for a brief answer)."""
     j = settled(inp, judgement)
-    for rule in _OVER_THE_ANSWER:
+    for rule in over:
         j = rule(inp, j)
     sig = _importance(inp, j)
     # A band is all a model's rating says: where the rules' finer number falls in the band
@@ -267,7 +272,7 @@ def interpretation_from(inp: InterpretInput, judgement: Judgement, rules: Interp
                 "importance": round(max(0.0, min(1.0, importance)), 3)}))
     notes = [ContextNote(about=d.subject, text=d.content) for d in drafts if d.subject is not None]
     # The feelings move as the rules move them, as far as the turn mattered by the model's rating.
-    feelings = fl.feelings(inp, read_turn(inp.turn, inp.aliases), felt)
+    feelings = fl.feelings(inp, reading or read_turn(inp.turn, inp.aliases), felt)
     now = sentence(f"{j.memory.rstrip('.!?')}. I feel {j.emotion}.", limit=700)
     # The reading says what the world does, as the rules' does (`judgement_of_rules`): a turn
     # of which no memory would be kept was read as not worth remembering, whatever its band.

@@ -20,6 +20,7 @@ from curator.turn.decisions import (
     Interpretation,
     Reconciliation,
 )
+from curator.turn.full_reading import interpretation_of_full
 from curator.turn.inputs import (
     ConsolidateInput,
     CoreReviewInput,
@@ -27,7 +28,7 @@ from curator.turn.inputs import (
     InterpretInput,
     ReconcileInput,
 )
-from curator.turn.judgement import Judgement, JudgementAnswer, answer_of
+from curator.turn.judgement import FullJudgementAnswer, Judgement, JudgementAnswer, answer_of, full_answer_of
 from curator.turn.judging import interpretation_from
 
 
@@ -49,10 +50,18 @@ def _interpretation_of(inp: InterpretInput, answer: JudgementAnswer) -> Interpre
     return interpretation_from(inp, answer.over(_judgement(rules)), rules)
 
 
+def _full_answer_of(decision: Interpretation) -> FullJudgementAnswer:
+    return full_answer_of(_judgement(decision))
+
+
+# A model reading in full (`ModelSettings.reading`) is asked for the deeds and the gap too.
+INTERPRET_FULL: Step[InterpretInput, Interpretation] = Step(
+    "interpret", "interpret_full.j2", Interpretation, fallback.interpret, answer=FullJudgementAnswer,
+    from_answer=interpretation_of_full, to_answer=_full_answer_of)
 # A model is asked for a small JudgementAnswer; the Interpretation is built from it by rules.
 INTERPRET: Step[InterpretInput, Interpretation] = Step(
     "interpret", "interpret.j2", Interpretation, fallback.interpret, answer=JudgementAnswer,
-    from_answer=_interpretation_of, to_answer=_answer_of)
+    from_answer=_interpretation_of, to_answer=_answer_of, detailed=INTERPRET_FULL)
 FADE_REVIEW: Step[FadeReviewInput, FadeReview] = Step(
     "fade_review", "fade_review.j2", FadeReview, fallback.fade_review)
 CORE_REVIEW: Step[CoreReviewInput, CoreDecision] = Step(
@@ -68,4 +77,4 @@ ALL_STEPS: tuple[Step[Any, Any], ...] = (INTERPRET, FADE_REVIEW, CORE_REVIEW, RE
                                          IDENTITY, APPRAISE)
 
 __all__ = ["ALL_STEPS", "APPRAISE", "CONSOLIDATE", "CORE_REVIEW", "FADE_REVIEW", "IDENTITY", "INTERPRET",
-           "RECONCILE"]
+           "INTERPRET_FULL", "RECONCILE"]

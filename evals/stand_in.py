@@ -75,7 +75,8 @@ class QueueAnswerer:
 
 def run(story: Path, queue: Path, out: Path, reading: str, timeout: float) -> int:
     """Play `story` live against a stub that hands every prompt to the queue, recording into
-    `out`; prints the judgement's figures for the story as JSON."""
+    `out` (what the story's directory there holds and no prompt asked for any more is dropped
+    at the end); prints the judgement's figures for the story as JSON."""
     from curator import ModelSettings
     from curator.evals.judge import judge, load_stories
     from curator.evals.modes import LiveMode
@@ -87,7 +88,7 @@ def run(story: Path, queue: Path, out: Path, reading: str, timeout: float) -> in
                                  concurrency=1, temperature=0.0, max_tokens=600,
                                  reading="full" if reading == "full" else "brief")
         try:
-            report = judge(load_stories([story]), LiveMode(settings, record=out))
+            report = judge(load_stories([story]), LiveMode(settings, record=out, prune=True))
         finally:
             (queue / "done").write_text("done\n", encoding="utf-8")
     print(json.dumps(report.summary(), indent=1))

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from curator.domain.models import display_name
 from curator.turn.perspective import QUOTED, objects_as
+from curator.turn.titles import drop_title as _drop_title
 from curator.turn.verbs import NOT_VERBS as _NOT_VERBS
 from curator.turn.verbs import first_person as _first_person
 from curator.turn.verbs import third_person as _third_person
@@ -94,7 +95,13 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
             or (_verb_like(prev_word) and len(prev_word) > 3)
             or following in _NOT_VERBS or following == "" or _ends_clause(parts, i))
         subject_slot = prev_word == "" or not object_slot or _aside_then_verb(parts, i, prev_word)
-        if (prev_word in _ARTICLES or prev_word in _EPITHETS) and lower in (own_name, own_name + "'s"):
+        if lower in (own_name, own_name + "'s") and _drop_title(out, _CLAUSE_OPENERS):
+            # "Lt. Decker has the deck" → "I have the deck", "walking with Lord Derrow" → "with
+            # me": the perceiver named with its title is "I" all the same (subject or object as
+            # read with the title before it, a subject where the title opened a clause).
+            prev_word = _last_word(out)
+            subject_slot = subject_slot or prev_word == "" or prev_word in _CLAUSE_OPENERS
+        elif (prev_word in _ARTICLES or prev_word in _EPITHETS) and lower in (own_name, own_name + "'s"):
             # "the smith accepts" → "I accept", "young Jody lets out" → "I let out": the
             # perceiver named by its role, article (or epithet) and all.
             _drop_article(out)
@@ -148,6 +155,8 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                 parts[j] = _first_person(verb)
                 _agree_coordinated(parts, j, _first_person)
                 _own_possessives(parts, i)  # from the name: an aside ("warming her hands") too
+            if subject_slot:
+                _own_relative(parts, i)  # "Wren, who has watched" → "I, who have watched"
         elif lower == own_name + "'s":
             replacement = "my"
         if replacement is not None:
@@ -190,6 +199,15 @@ def _drop_article(out: list[str]) -> None:
         out.pop()
     if out:
         out.pop()
+
+
+def _own_relative(parts: list[str], i: int) -> None:
+    """The verb of a relative clause on the perceiver's name ("Wren, who has watched the whole
+    thing, turns") in the first person: "I, who have watched"."""
+    after = _next_word(parts, i)
+    if (after is not None and after[1].lower() == "who" and "," in parts[i + 1]
+            and (verb := _next_word(parts, after[0])) is not None):
+        parts[verb[0]] = _cap_like(_first_person(verb[1]), verb[1])
 
 
 def _quantifier(out: list[str]) -> bool:

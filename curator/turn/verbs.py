@@ -13,6 +13,26 @@ _MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "must",
                      "did", "had", "was", "were", "cannot", "can't", "won't", "didn't", "don't"})
 _IRREGULAR_3P = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was",
                  "don't": "doesn't", "aren't": "isn't", "haven't": "hasn't"}
+# Past forms that take no -s for the third person ("you flew" → "Seven flew", not "flews").
+PAST_FORMS = frozenset({
+    "ate", "began", "bent", "bit", "bled", "blew", "bore", "bought", "broke", "brought", "built",
+    "burnt", "came", "caught", "chose", "clung", "crept", "dealt", "drank", "drew", "drove", "dug", "fed",
+    "fell", "felt", "fled", "flew", "flung", "forgave", "forgot", "fought", "found", "froze", "gave", "got",
+    "grew", "heard", "held", "hid", "hung", "kept", "knelt", "knew", "laid", "leapt", "led", "left",
+    "lent", "lit", "lost", "made", "meant", "met", "paid", "ran", "rang", "rode", "rose", "sang", "sank",
+    "sat", "saw", "said", "sent", "shook", "shot", "slept", "slid", "sold", "sought", "spent", "spoke",
+    "sprang", "stood", "stole", "struck", "stuck", "stung", "swam", "swept", "swore", "swung", "taught",
+    "thought", "threw", "told", "took", "tore", "understood", "went", "wept", "woke", "won", "wore", "wrote",
+    "been", "done", "gone", "seen", "taken", "given", "known", "shown", "thrown", "drawn",
+    "grown", "flown", "driven", "written", "ridden", "risen", "eaten", "fallen", "broken", "spoken",
+    "chosen", "frozen", "stolen", "forgotten", "hidden", "bitten", "beaten"})
+# Prepositions and adverbs an aside opens with ("you, behind him, turn"): never a verb.
+PLACE_WORDS = frozenset({"behind", "beside", "beneath", "below", "above", "across", "along", "among",
+                         "against", "through", "without", "within", "upon", "under", "near", "past",
+                         "inside", "outside", "between", "beyond"})
+# Verbs that end in -ing themselves ("you bring" → "Sable brings"); any other -ing is a participle.
+_ING_VERBS = frozenset({"bring", "sing", "ring", "sting", "swing", "cling", "fling", "sling", "spring",
+                        "string", "wring", "ping", "wing"})
 
 
 def third_person(verb: str) -> str:
@@ -22,7 +42,8 @@ def third_person(verb: str) -> str:
         return _IRREGULAR_3P[lower]
     if lower.endswith("ss") and lower not in NOT_VERBS:  # "you bypass" → "Kell bypasses"
         return verb + "es"
-    if lower in _MODALS or lower in NOT_VERBS or lower.endswith(("ed", "ly", "s")):
+    if (lower in _MODALS or lower in NOT_VERBS or lower in PAST_FORMS or lower in PLACE_WORDS
+            or lower.endswith(("ed", "ly", "s")) or (lower.endswith("ing") and lower not in _ING_VERBS)):
         return verb
     if lower.endswith(("ch", "sh", "x", "z", "o")):
         return verb + "es"
@@ -31,7 +52,8 @@ def third_person(verb: str) -> str:
     return verb + "s"
 
 
-_IRREGULAR_1P = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was"}
+_IRREGULAR_1P = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was",
+                 "doesn't": "don't", "isn't": "am not", "hasn't": "haven't"}
 
 
 def unthird(verb: str) -> str:

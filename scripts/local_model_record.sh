@@ -29,6 +29,10 @@
 #   TRANSCRIPT  1 (default) to record the first 8 turns of fixtures/transcripts/two_animals.jsonl
 #   OUT         the eval fixture set (default: evals/fixtures/qwen1.5b)
 #   LOCAL_MODEL_PORT  where the server listens (default 8767)
+#   CURATOR_READING   full to record interpret's full reading (README "With a model"); the set
+#               evals/fixtures/qwen1.5b-full was recorded so, for the fourth fresh judgement set:
+#               OUT=evals/fixtures/qwen1.5b-full CASES=none GENRES=none TRANSCRIPT=0 \
+#               STORIES="evals/judge/submarine.yaml …" CURATOR_READING=full scripts/local_model_record.sh
 # The request settings below shape every fixture's key: replay reads them back from OUT/settings.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -149,3 +149,26 @@ def test_the_reading_is_a_setting_and_the_game_outcome_still_wins() -> None:
     assert {r.gap for r in result.readings} == {"failed"}
     assert {c.template for c in calls} == {"interpret_full.j2"}
     assert json.dumps(calls[0].decision)  # the answer as the model gave it is logged
+
+
+def test_the_recorded_full_reading_of_the_small_model_replays() -> None:
+    """Qwen2.5-Coder-1.5B asked for the full reading of the fourth fresh judgement set: a real
+    model's answers, replayed through the full reading (README, "What a capable model would
+    make of it", says what they show)."""
+    from conftest import ROOT
+
+    from curator.evals.judge import judge, load_stories
+    from curator.evals.modes import ReplayMode
+    from curator.testing import FixtureStore
+
+    recorded = ROOT / "evals" / "fixtures" / "qwen1.5b-full"
+    settings = json.loads((recorded / "settings.json").read_text())
+    assert settings["reading"] == "full" and settings["model"] == "openai/qwen2.5-coder-1.5b"
+    names = ("submarine", "newsroom", "filmset", "farmstead")
+    for name in names:
+        entries = FixtureStore(recorded / f"judge_{name}").entries()
+        assert entries and {e["kind"] for e in entries} == {"recorded"}
+        assert any(e["request"]["template"].startswith("interpret_full.j2@") for e in entries)
+    stories = load_stories([ROOT / "evals" / "judge" / f"{n}.yaml" for n in names])
+    report = judge(stories, ReplayMode(recorded))
+    assert report.readings == 104 and report.decided_by_model >= 100 and not report.errors

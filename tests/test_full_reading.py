@@ -172,3 +172,23 @@ def test_the_recorded_full_reading_of_the_small_model_replays() -> None:
     stories = load_stories([ROOT / "evals" / "judge" / f"{n}.yaml" for n in names])
     report = judge(stories, ReplayMode(recorded))
     assert report.readings == 104 and report.decided_by_model >= 100 and not report.errors
+
+
+def test_a_rewind_reuses_the_full_readings_the_model_gave() -> None:
+    """A world played with the full reading logged interpret_full.j2; rebuilding it (a rewind)
+    finds those answers and calls no model."""
+    script = Script({"Ada": answer("thwarted", [{"id": "bo", "did": "harmed", "feeling": "negative"}]),
+                     "Cy": answer("thwarted", [{"id": "ada", "did": "none", "feeling": "neutral"},
+                                               {"id": "bo", "did": "harmed", "feeling": "negative"}], "minor",
+                                  memory="I watch Bo lean over the bar with his cloth beside Ada.")})
+    later = {**TOWEL, "id": "t2", "world_time": "2025-03-01T21:00:00Z"}
+    with StubModelServer(script) as stub, Curator(":memory:", model=ModelSettings(
+            model="openai/stub", api_base=stub.url, backoff=0.0, retries=0, reading="full")) as world:
+        world.observe(TOWEL)
+        world.observe(later)
+        bond = world.character("ada").relationships["bo"].current_sentiment
+        asked = len(script.templates)
+        result = world.rewind("t2")
+        assert len(script.templates) == asked  # no model was asked
+        assert result.decisions_from_call_log == 4 and result.decisions_by_fallback == 0
+        assert world.character("ada").relationships["bo"].current_sentiment == bond

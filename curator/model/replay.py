@@ -49,27 +49,29 @@ class CallLogDecider:
 
     def decide(self, step: Step[I, D], inputs: I, *, character: str,
                context: dict[str, Any] | None = None) -> tuple[D, StepRecord]:
-        found = None
-        if step.template in self.templates:  # rendering costs; a world without a model skips it
-            system, user = prompts.render_parts(step.template, inputs)
+        # A world played with the full reading logged the step's detailed template.
+        for asked in (step, step.detailed):
+            if asked is None or asked.template not in self.templates:
+                continue  # rendering costs; a world without a model skips it
+            system, user = prompts.render_parts(asked.template, inputs)
             messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-            found = self.answers.get(_key(step.template, prompts.template_hash(step.template), messages))
-        if found is not None:
+            found = self.answers.get(_key(asked.template, prompts.template_hash(asked.template), messages))
+            if found is None:
+                continue
             call_id, logged = found
             try:
-                decision = step.decided(inputs, step.asks.model_validate(logged, context=context))
+                decision = asked.decided(inputs, asked.asks.model_validate(logged, context=context))
             except (ValidationError, ValueError):
-                decision = None  # the checks changed since: the answer would be refused today
+                continue  # the checks changed since: the answer would be refused today
             except Exception:  # as the gateway does with a live answer (llm.py)
                 # An answer a newer curator cannot turn into a decision falls back, as a live
                 # one does, rather than stopping the rebuild half way.
                 log.warning("%s for %s: the logged answer no longer makes a decision; the fallback "
                             "decided", step.name, character, exc_info=True)
-                decision = None
-            if decision is not None:
-                self.reused += 1
-                return decision, StepRecord(character=character, step=step.name, template=step.template,
-                                            decided_by="model", call_id=call_id)
+                continue
+            self.reused += 1
+            return decision, StepRecord(character=character, step=step.name, template=asked.template,
+                                        decided_by="model", call_id=call_id)
         self.fell_back += 1
         return step.fallback(inputs), StepRecord(character=character, step=step.name,
                                                  template=step.template, decided_by="fallback",

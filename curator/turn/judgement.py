@@ -234,7 +234,6 @@ class DeedsAnswer(DecisionModel):
         return readings
 
 
-
 class FullJudgementAnswer(JudgementAnswer, DeedsAnswer):
     """Step `interpret` as a model that reads a scene well answers it (`ModelSettings.reading`
     "full"): how the plan went and the deeds (`DeedsAnswer`, asked first), then the brief

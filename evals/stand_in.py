@@ -95,9 +95,10 @@ def run(story: Path, queue: Path, out: Path, reading: str, timeout: float) -> in
     return 0
 
 
-def next_prompt(queue: Path, wait: float) -> int:
+def next_prompt(queue: Path, wait: float, *, system: bool = False) -> int:
     """Print the oldest unanswered prompt (its system message only when it differs from the
-    last one printed), waiting for one; "DONE" when the run has ended."""
+    last one printed, or always with `system`: a reader taking over a queue has not seen it),
+    waiting for one; "DONE" when the run has ended."""
     deadline = time.monotonic() + wait
     seen = queue / "systems_shown"
     while True:
@@ -111,10 +112,11 @@ def next_prompt(queue: Path, wait: float) -> int:
                 if message["role"] == "system":
                     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
                     shown = seen.read_text().split() if seen.exists() else []
-                    if digest in shown:
+                    if digest in shown and not system:
                         print(f"--- system: the same as shown before ({digest})")
                         continue
-                    seen.write_text(" ".join([*shown, digest]))
+                    if digest not in shown:
+                        seen.write_text(" ".join([*shown, digest]))
                 print(f"--- {message['role']}\n{text}")
             return 0
         if (queue / "done").exists():
@@ -162,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     p = verbs.add_parser("next", help="print the next prompt waiting for an answer")
     p.add_argument("queue", type=Path)
     p.add_argument("--wait", type=float, default=120.0)
+    p.add_argument("--system", action="store_true", help="print the system message even if shown before")
     p = verbs.add_parser("answer", help="save the answer to prompt N")
     p.add_argument("queue", type=Path)
     p.add_argument("n", type=int)
@@ -173,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.verb == "run":
         return run(args.story, args.queue, args.out, args.reading, args.timeout)
     if args.verb == "next":
-        return next_prompt(args.queue, args.wait)
+        return next_prompt(args.queue, args.wait, system=args.system)
     if args.verb == "answer":
         return answer(args.queue, args.n, args.text)
     return label(args.out, args.reader)

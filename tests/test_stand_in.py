@@ -61,6 +61,9 @@ def test_a_prompt_waits_for_its_answer_and_the_same_prompt_is_answered_again(
     next_prompt(tmp_path, wait=1)
     shown = capsys.readouterr().out
     assert "the same as shown before" in shown and "Answer with one JSON object." not in shown
+    # A reader taking the queue over asks for the system message again.
+    assert main(["next", str(tmp_path), "--wait", "1", "--system"]) == 0
+    assert "Answer with one JSON object." in capsys.readouterr().out
     answer(tmp_path, 2, "{}")
     capsys.readouterr()
     (tmp_path / "done").write_text("done\n")

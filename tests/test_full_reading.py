@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from curator.model.llm import ModelSettings, release_connections
 from curator.model.stub_server import StubModelServer, StubReply
 from curator.turn.judgement import FullJudgementAnswer, Judgement, OtherReading
 
-# Bo hands the innkeeper a cloth: nothing in the rules' words for a deed, so they read none.
+# Bo leans in with a cloth: the rules read it as help (joining the actor's work unasked).
 TOWEL = {"id": "t1", "world_time": "2025-03-01T20:00:00Z", "actor": "ada",
          "intent": {"thought": "Busy night", "action": "Wipe the spilled ale off the bar"},
          "reality": "Bo leans over the bar with a cloth of his own and the two of you have it dry "
@@ -192,3 +193,22 @@ def test_a_rewind_reuses_the_full_readings_the_model_gave() -> None:
         assert len(script.templates) == asked  # no model was asked
         assert result.decisions_from_call_log == 4 and result.decisions_by_fallback == 0
         assert world.character("ada").relationships["bo"].current_sentiment == bond
+
+
+def test_the_command_line_asks_for_the_full_reading(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from curator.cli import cli
+
+    script = Script({"Ada": answer("thwarted", [{"id": "bo", "did": "harmed", "feeling": "negative"}]),
+                     "Cy": answer("thwarted", [{"id": "ada", "did": "none", "feeling": "neutral"},
+                                               {"id": "bo", "did": "harmed", "feeling": "negative"}], "minor",
+                                  memory="I watch Bo lean over the bar with his cloth beside Ada.")})
+    with StubModelServer(script) as stub:
+        result = CliRunner().invoke(cli, ["observe", "--db", str(tmp_path / "w.db"), "--model", "openai/stub",
+                                          "--api-base", stub.url, "--reading", "full", "--json"],
+                                    input=json.dumps(TOWEL))
+    assert result.exit_code == 0, result.output
+    assert set(script.templates) == {"interpret_full.j2"}
+    readings = {r["character"]: r for r in json.loads(result.stdout)["readings"]}
+    assert readings["ada"]["harmed"] == ["bo"] and readings["ada"]["decided_by"] == "model"

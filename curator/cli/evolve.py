@@ -36,8 +36,8 @@ from curator.evolution.report import reports
 @json_option
 @one_line_errors
 def evolve_command(world_time: str | None, out: Path | None, model: str | None, api_base: str | None,
-                   mode: str | None, concurrency: int | None, record_dir: Path | None, db: str,
-                   as_json: bool) -> None:
+                   mode: str | None, concurrency: int | None, record_dir: Path | None,
+                   reading: str | None, db: str, as_json: bool) -> None:
     """Run an evolution cycle and print its Markdown report.
 
     Fades memories to the cycle's time (fully faded ones go to the archive), drifts each
@@ -45,7 +45,7 @@ def evolve_command(world_time: str | None, out: Path | None, model: str | None, 
     cycle, takes personality snapshots, detects drift and refreshes identity narratives (a
     model's with --model, else the fallback's). The report is stored in the world; running
     the cycle again at the same time changes nothing."""
-    settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
+    settings = settings_from_options(model, api_base, mode, concurrency, record_dir, reading)
     if out is not None:
         check_out(out, db=db)
     with open_curator(db, model=settings) as curator:

@@ -125,6 +125,9 @@ def model_options(fn: F) -> F:
                      envvar="CURATOR_CONCURRENCY", help="Model calls in flight at once (default 8)"),
         click.option("--record", "record_dir", type=click.Path(file_okay=False, path_type=Path),
                      envvar="CURATOR_RECORD", help="Save every provider response as a fixture in DIR"),
+        click.option("--reading", "reading", envvar="CURATOR_READING", type=click.Choice(["brief", "full"]),
+                     help="brief (default): the model rates each turn and the rules read who did what; "
+                          "full: the model reads the deeds too, for a model that reads a scene well"),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -132,9 +135,9 @@ def model_options(fn: F) -> F:
 
 
 def settings_from_options(model: str | None, api_base: str | None, mode: str | None, concurrency: int | None,
-              record_dir: Path | None) -> ModelSettings | None:
+              record_dir: Path | None, reading: str | None = None) -> ModelSettings | None:
     return ModelSettings.from_env(model=model, api_base=api_base, mode=mode, concurrency=concurrency,
-                                  record_dir=record_dir)
+                                  record_dir=record_dir, reading=reading)
 
 
 def one_line_errors(fn: F) -> F:

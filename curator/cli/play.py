@@ -137,7 +137,8 @@ class Playing:
 @json_option
 @one_line_errors
 def play(transcript: Path, batch: int, model: str | None, api_base: str | None, mode: str | None,
-         concurrency: int | None, record_dir: Path | None, db: str, as_json: bool) -> None:
+         concurrency: int | None, record_dir: Path | None,
+         reading: str | None, db: str, as_json: bool) -> None:
     """Feed a transcript (JSONL, one turn a line) to the world, turn by turn, as a game would.
 
     Turns already in the world are skipped, so playing again after a crash, a bad line,
@@ -148,7 +149,7 @@ def play(transcript: Path, batch: int, model: str | None, api_base: str | None, 
     stored); 3 the world is locked; 130 Ctrl-C, 143 SIGTERM (saying how many turns are stored).
     """
     lines = list(_turn_lines(transcript))
-    settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
+    settings = settings_from_options(model, api_base, mode, concurrency, record_dir, reading)
     try:
         _play(transcript, lines, batch, settings, db, as_json)
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (signals.Terminated)

@@ -29,7 +29,7 @@ from curator.model.extras import install_command
 @one_line_errors
 def mcp_command(transport: Literal["stdio", "http"], host: str, port: int, model: str | None,
                 api_base: str | None, mode: str | None, concurrency: int | None, record_dir: Path | None,
-                db: str) -> None:
+                reading: str | None, db: str) -> None:
     """Serve the world to MCP hosts: memories as resources, observe and search as tools."""
     try:
         from curator.mcp_server.server import serve
@@ -38,7 +38,7 @@ def mcp_command(transport: Literal["stdio", "http"], host: str, port: int, model
             raise
         click.echo(f"Error: curator mcp needs the MCP SDK: {install_command('mcp')}", err=True)
         sys.exit(1)
-    settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
+    settings = settings_from_options(model, api_base, mode, concurrency, record_dir, reading)
     # The world is opened (created, migrated, or refused with a one-line error) before the
     # server starts, so a host sees a bad --db as the process's exit, not a broken session.
     with open_curator(db, model=settings) as curator:

@@ -28,10 +28,11 @@ from curator.domain.results import ChangeSet
 @json_option
 @one_line_errors
 def observe(file: Any, model: str | None, api_base: str | None, mode: str | None,
-            concurrency: int | None, record_dir: Path | None, db: str, as_json: bool) -> None:
+            concurrency: int | None, record_dir: Path | None,
+            reading: str | None, db: str, as_json: bool) -> None:
     """Observe one turn, given as a JSON object on stdin or in --file."""
     text = file.read(MAX_TURN_JSON + 1)  # a longer one is refused by its length, unread
-    settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
+    settings = settings_from_options(model, api_base, mode, concurrency, record_dir, reading)
     with open_curator(db, model=settings) as curator:
         result = curator.observe(text)
     if as_json:
@@ -68,10 +69,10 @@ def _print_changes(changes: ChangeSet, as_json: bool, headline: str) -> None:
 @json_option
 @one_line_errors
 def end_episode(character: str, with_: str | None, model: str | None, api_base: str | None,
-                mode: str | None, concurrency: int | None, record_dir: Path | None, db: str,
-                as_json: bool) -> None:
+                mode: str | None, concurrency: int | None, record_dir: Path | None,
+                reading: str | None, db: str, as_json: bool) -> None:
     """End an episode for CHARACTER: fold recent memories into summaries, consider core."""
-    settings = settings_from_options(model, api_base, mode, concurrency, record_dir)
+    settings = settings_from_options(model, api_base, mode, concurrency, record_dir, reading)
     with open_curator(db, model=settings) as curator:
         changes = curator.end_episode(character, with_)
     _print_changes(changes, as_json, f"Episode ended: {len(changes.summaries_revised)} summaries "

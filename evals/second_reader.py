@@ -76,13 +76,6 @@ def load_second(path: Path, story: JudgeStory) -> SecondReading:
     return reading
 
 
-def answers(gold: Gold) -> dict[str, Any]:
-    """A label's answer to each field, in the form `judge.predicted` gives a reading's."""
-    return {"gap": gold.gap.value, "helped": sorted(gold.helped), "harmed": sorted(gold.harmed),
-            "valence": dict(gold.valence), "significance": gold.significance, "core": gold.core,
-            "insignificant": gold.insignificant}
-
-
 def units(first: dict[str, Any], second: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """The scored units of one perceiver's reading as (field, first's answer, second's):
     valence once per other character (a missing feeling counting as neutral), every other
@@ -137,7 +130,7 @@ class Comparison(BaseModel):
 
 def compare_reading(result: Comparison, gold: Gold, second: Gold, reading: TurnReading) -> None:
     """Count one perceiver's reading of one turn against both readers."""
-    mine, theirs, read = answers(gold), answers(second), predicted(reading)
+    mine, theirs, read = gold.answers(), second.answers(), predicted(reading)
     result.readings += 1
     result.decided_by_model += reading.decided_by == "model"
     for (field, want, other), (_, _, got) in zip(units(mine, theirs), units(mine, read), strict=True):

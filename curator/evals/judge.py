@@ -45,6 +45,12 @@ class Gold(BaseModel):
     core: bool = False
     insignificant: bool = False
 
+    def answers(self) -> dict[str, Any]:
+        """The label's answer to each field, in the form `predicted` gives a reading's."""
+        return {"gap": self.gap.value, "helped": sorted(self.helped), "harmed": sorted(self.harmed),
+                "valence": dict(self.valence), "significance": self.significance, "core": self.core,
+                "insignificant": self.insignificant}
+
 
 class JudgeTurn(BaseModel):
     model_config = ConfigDict(extra="allow")  # the turn's own fields, checked by Turn
@@ -162,8 +168,8 @@ def predicted(reading: TurnReading) -> dict[str, Any]:
 
 def score(report: JudgeReport, story: str, turn: str, gold: Gold, reading: TurnReading) -> None:
     read = predicted(reading)
-    wanted = {"gap": gold.gap.value, "helped": sorted(gold.helped), "harmed": sorted(gold.harmed),
-              "significance": gold.significance, "core": gold.core, "insignificant": gold.insignificant}
+    wanted = gold.answers()
+    del wanted["valence"]  # scored once per other character, below
     for name, value in wanted.items():
         _count(report, name, value == read[name], story, turn, reading, value, read[name])
     for other, feeling in gold.valence.items():

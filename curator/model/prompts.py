@@ -144,7 +144,14 @@ def render_parts(template_name: str, inputs: BaseModel, *, marked: bool = False)
 
 def parent_of(template_name: str) -> str | None:
     """The template `template_name` extends, if it extends one."""
-    found = _EXTENDS.search(_source(template_name)[0])
+    path = templates_dir() / template_name
+    return _parent(path, path.stat().st_mtime_ns)
+
+
+@cache
+def _parent(path: Path, mtime_ns: int) -> str | None:
+    # Asked on every model call (template_hash): read a file once per version of it.
+    found = _EXTENDS.search(path.read_text(encoding="utf-8"))
     return found.group(1) if found else None
 
 
@@ -158,8 +165,9 @@ def template_hash(template_name: str) -> str:
     """The first 16 hex digits of the sha256 of the template file's bytes (and, for a template
     that extends another, of that one's hash too: a change to either changes what is sent)."""
     path = templates_dir() / template_name
-    own = _file_hash(path, path.stat().st_mtime_ns)
-    parent = parent_of(template_name)
+    mtime_ns = path.stat().st_mtime_ns
+    own = _file_hash(path, mtime_ns)
+    parent = _parent(path, mtime_ns)
     if parent is None:
         return own
     return hashlib.sha256(f"{own}:{template_hash(parent)}".encode()).hexdigest()[:16]

@@ -73,11 +73,8 @@ def feelings_as_read(inp: InterpretInput, feelings: list[Feeling], others: list[
 
 def interpretation_of_full(inp: InterpretInput, answer: FullJudgementAnswer) -> Interpretation:
     """The Interpretation a full answer makes: the model's reading, filed by the rules."""
-    rules_reading = read_turn(inp.turn, inp.aliases)
-    rules_judgement = fallback.interpret(inp).judgement
-    assert rules_judgement is not None  # the fallback always puts its reading as a judgement
-    j = answer.over(rules_judgement)
-    reading = reading_as_read(inp, j, rules_reading)
+    j = answer.reading(inp.allowed_subjects)
+    reading = reading_as_read(inp, j, read_turn(inp.turn, inp.aliases))
     filed = fallback.interpret(inp, reading)
     decision = interpretation_from(inp, j, filed, reading=reading, over=(with_intent,))
     felt = feelings_as_read(inp, decision.feelings, decision.judgement.others if decision.judgement else [],

@@ -241,10 +241,14 @@ class FullJudgementAnswer(JudgementAnswer, DeedsAnswer):
     leaves the feeling where it was."""
 
     def over(self, rules: Judgement) -> Judgement:
-        """The reading these answers make: all of it the model's, but for each other character
-        the answer left out (nothing done, the feeling unmoved)."""
+        """The reading these answers make of the turn the rules read: see `reading`."""
+        return self.reading([r.id for r in rules.others])
+
+    def reading(self, subjects: list[str]) -> Judgement:
+        """The reading these answers make: all of it the model's, but for each of `subjects`
+        (the turn's others) the answer left out (nothing done, the feeling unmoved)."""
         given = {r.id: r for r in self.others}
-        others = [given.get(r.id, OtherReading(id=r.id, did="none", feeling="neutral")) for r in rules.others]
+        others = [given.get(s, OtherReading(id=s, did="none", feeling="neutral")) for s in subjects]
         return Judgement(memory=self.memory, emotion=self.emotion, gap=self.gap, others=others,
                          significance=self.significance, harm=self.harm, danger=self.danger)
 

@@ -14,7 +14,9 @@ from functools import lru_cache
 
 from curator.domain.models import display_name
 from curator.turn.perspective import QUOTED, objects_as
+from curator.turn.titles import drop_article as _drop_article
 from curator.turn.titles import drop_title as _drop_title
+from curator.turn.titles import last_word as _last_word
 from curator.turn.verbs import NOT_VERBS as _NOT_VERBS
 from curator.turn.verbs import first_person as _first_person
 from curator.turn.verbs import third_person as _third_person
@@ -181,24 +183,6 @@ _ARTICLES = frozenset({"the", "a", "an", "this", "that", "our"})
 _EPITHETS = frozenset({"young", "old", "little", "poor", "brave", "dear"})
 _QUANTIFIERS = frozenset({"neither", "either", "both", "all", "each", "none", "one", "two", "three",
                           "some", "any", "most", "few", "many", "several"})
-
-
-def _last_word(out: list[str]) -> str:
-    """The last word written so far, lowercased; "" after clause punctuation or at the start."""
-    for part in reversed(out):
-        if part[:1].isalpha():
-            return part.lower()
-        if any(ch in part for ch in ".;!?:,"):
-            return ""
-    return ""
-
-
-def _drop_article(out: list[str]) -> None:
-    """Take the article (and the space after it) off the end of what is written."""
-    while out and not out[-1][:1].isalpha():
-        out.pop()
-    if out:
-        out.pop()
 
 
 def _own_relative(parts: list[str], i: int) -> None:

@@ -1,6 +1,8 @@
 """Titles: the words a story puts before a name ("Lt. Decker", "Mother Ash", "the Court Mage
 Maelis", "Her Majesty Queen Isolde"), which go with the name when narration.py retells it as
-"I" or "me" for the perceiver it names ("Lt. I have the deck" was the retelling before)."""
+"I" or "me" for the perceiver it names ("Lt. I have the deck" was the retelling before), and
+the two edits narration.py makes at the end of what it has written before a name: reading its
+last word and taking an article off."""
 
 from __future__ import annotations
 
@@ -33,18 +35,24 @@ def drop_title(out: list[str], openers: frozenset[str]) -> bool:
             break
         del out[-2:]
         dropped = word
-    if dropped and _last_word(out) == "the":
-        while out and not out[-1][:1].isalpha():
-            out.pop()
-        out.pop()
+    if dropped and last_word(out) == "the":
+        drop_article(out)
     return dropped != ""
 
 
-def _last_word(out: list[str]) -> str:
-    """The last word written, lowercased; "" after clause punctuation or at the start."""
+def last_word(out: list[str]) -> str:
+    """The last word written so far, lowercased; "" after clause punctuation or at the start."""
     for part in reversed(out):
         if part[:1].isalpha():
             return part.lower()
         if any(ch in part for ch in ".;!?:,"):
             return ""
     return ""
+
+
+def drop_article(out: list[str]) -> None:
+    """Take the article (and the space after it) off the end of what is written."""
+    while out and not out[-1][:1].isalpha():
+        out.pop()
+    if out:
+        out.pop()

@@ -159,7 +159,8 @@ NOT_RUN = {
                                   "runs lint-imports)",
     r"^bash \.ci/run": "CI: a fresh venv, installs and the whole suite",
     r"^curator mcp ": "a server: it runs until its host goes; tests/test_mcp.py starts it over stdio "
-                     "and HTTP with the SDK's own client",
+                     "and HTTP with the SDK's own client, tests/test_mcp_token.py with a token",
+    r"^export CURATOR_MCP_TOKEN=": "the token for the MCP server of the next example, which is not run",
 }
 # Examples whose exit status is not 0, and why.
 SCORES: dict[str, tuple[tuple[int, ...], str]] = {

@@ -28,6 +28,7 @@ from mcp.server.mcpserver import MCPServer
 
 from curator.api.curator import Curator
 from curator.domain.errors import CuratorError, InvalidInput, UnknownCharacter
+from curator.mcp_server.bearer import RequireBearer
 from curator.mcp_server.documents import (
     character_document,
     context_document,
@@ -166,10 +167,18 @@ def _int(text: str, field: str) -> int:
         raise InvalidInput(f"a whole number, not {text[:40]!r}", field=field) from None
 
 
-def serve(curator: Curator, transport: Literal["stdio", "http"], *, host: str, port: int) -> None:
-    """Run the server until its client goes (stdio) or it is stopped (HTTP, at /mcp)."""
+def serve(curator: Curator, transport: Literal["stdio", "http"], *, host: str, port: int,
+          token: str | None = None) -> None:
+    """Run the server until its client goes (stdio) or it is stopped (HTTP, at /mcp; with
+    `token`, only for clients that send it as a bearer token: bearer.py)."""
     server = build_server(curator)
     if transport == "stdio":
         server.run("stdio")
-    else:
+        return
+    if token is None:
         server.run("streamable-http", host=host, port=port)
+        return
+    import uvicorn  # the SDK's own dependency, as server.run uses it
+
+    app = RequireBearer(server.streamable_http_app(host=host), token)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

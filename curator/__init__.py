@@ -183,7 +183,7 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_EXPORTS])
 
 
-__version__ = "0.1.0"
+__version__ = "0.13.0.dev0"
 
 __all__ = [
     "AppraisalConfig",

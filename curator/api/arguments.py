@@ -7,7 +7,9 @@ server, and a wrong type used to surface deep inside as a raw `TypeError` or
 are now checked against its own type hints, strictly (no coercion: `5` is not a `str`, `1` is
 not a `bool`), and a mismatch is an `InvalidInput` naming the argument, exit status 2 in the
 CLI, before the world is touched. The values are checked, never converted: the method gets
-exactly what the caller passed.
+exactly what the caller passed. Text holding a lone surrogate (player text cut inside an emoji
+by a UTF-16 client, a non-UTF-8 terminal's bytes) is refused the same way: stored, it would
+raise a raw UnicodeEncodeError.
 
 Methods that parse what they receive themselves, with messages of their own (a turn, an
 import document), are listed in `PARSE_THEIR_OWN` and keep them.
@@ -71,6 +73,24 @@ class ArgumentCheck:
                 raise InvalidInput(f"{self.method.__name__}() was given {_kind(value)}; "
                                    f"{_expected(error, hints[name], value)}",
                                    field=name.rstrip("_")) from None
+            if (at := _surrogate_at(value)) is not None:
+                raise InvalidInput(
+                    f"{self.method.__name__}(): {name.rstrip('_')} holds a lone surrogate at character "
+                    f"{at} (half of a UTF-16 pair, as text cut inside an emoji or a terminal in another "
+                    "encoding gives), which is no text the world can store", field=name.rstrip("_"))
+
+
+def _surrogate_at(value: Any) -> int | None:
+    """Where text (or text in a list, tuple or set) holds a lone surrogate, which SQLite and
+    the tokenizer refuse with a raw UnicodeEncodeError; None when there is none."""
+    texts = [value] if isinstance(value, str) else (
+        [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple | set | frozenset) else [])
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            return error.start
+    return None
 
 
 def checkable(hint: Any) -> Any:

@@ -52,7 +52,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "import": ("world", "import_command",
                "Import characters from an export file (one character or a whole world)."),
     "mcp": ("serve", "mcp_command",
-            "Serve the world to MCP hosts: memories as resources, observe and search as tools."),
+            "Serve the world to MCP hosts: memories as resources; observe, context and search as tools."),
     "memory": ("memory", "memory_group",
                "Edit memories by hand: add, edit, pin, unpin, forget; and a memory's history."),
     "observe": ("turns", "observe", "Observe one turn, given as a JSON object on stdin or in --file."),

@@ -247,7 +247,7 @@ def _report(transcript: Path, db: str, turns: int, playing: Playing, elapsed: fl
     if as_json:
         print_json(summary)
         return
-    click.echo(f"Played {turns} turns from {transcript} into {db} "
+    click.echo(f"Played {turns} turn{'' if turns == 1 else 's'} from {transcript} into {db} "
                f"({new} new, {seen} already seen) in {elapsed:.2f}s")
     click.echo(f"Memories: {len(totals.formed)} formed, {len(totals.reinforced)} reinforced, "
                f"{len(totals.archived)} archived, {len(totals.promoted)} made core; "

@@ -34,7 +34,7 @@ from curator.model.extras import install_command
 def mcp_command(transport: Literal["stdio", "http"], host: str, port: int, token: str | None,
                 model: str | None, api_base: str | None, mode: str | None, concurrency: int | None,
                 record_dir: Path | None, reading: str | None, db: str) -> None:
-    """Serve the world to MCP hosts: memories as resources, observe and search as tools."""
+    """Serve the world to MCP hosts: memories as resources; observe, context and search as tools."""
     token = _checked_token(transport, host, port, token)
     try:
         from curator.mcp_server.server import serve

@@ -128,9 +128,10 @@ def print_character(character: Character, counts: dict[str, int], *, brief: bool
     for other, rel in sorted(character.relationships.items()):
         if about is not None and other != about:
             continue
+        times = f"{rel.interactions} interaction{'' if rel.interactions == 1 else 's'}"
         click.echo(f"  {display_name(other)}: feels {feeling_words(rel.current_sentiment)} "
                    f"({rel.current_sentiment:+.2f}), bond {feeling_words(rel.overall_bond, slow=True)} "
-                   f"({rel.overall_bond:+.2f}){trust_phrase(rel)}, {rel.interactions} interactions")
+                   f"({rel.overall_bond:+.2f}){trust_phrase(rel)}, {times}")
         if rel.long_term_summary:
             click.echo(f"     {rel.long_term_summary}")
         for memory in rel.core_memories:

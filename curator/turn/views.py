@@ -126,4 +126,6 @@ class Views:
         for memory in thread.recent[: max(0, len(thread.recent) - keep)]:
             self.world.archive_memory(memory, reason="consolidated", at=now)
             thread.recent.remove(memory)
+            # reported, as fading's archive is: `end-episode` said "0 archived" while archiving
+            self.changes.archived.append(memory_change(memory, "consolidated at episode end"))
         self.world.save_relationship(rel)

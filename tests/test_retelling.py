@@ -48,3 +48,28 @@ def test_verb_forms() -> None:
         ["flew", "stood", "shouting", "sings", "reaches", "lays", "behind"]
     assert [first_person(v) for v in ("doesn't", "isn't", "hasn't", "watches")] == \
         ["don't", "am not", "haven't", "watch"]
+
+
+# Written from what a user's own game showed (a town RPG, a user trial);
+# each line failed before: "charge I two silver", "trapping I inside", "I pour my a free
+# cider", "everies pair", "says Ilse are sorry", "Rowan tells I that", "He is I", "haul me out".
+@pytest.mark.parametrize(("told", "perceiver", "actor", "retold"), [
+    ("You try to charge Rowan two silver.", "rowan", "goran", "Goran tries to charge me two silver."),
+    ("A beam falls across the door, trapping you inside.", "goran", "goran",
+     "A beam falls across the door, trapping me inside."),
+    ("Rowan tosses a coin and Marta pours her a free cider.", "marta", "elodie",
+     "Rowan tosses a coin and I pour her a free cider."),
+    ("You tell the jailer the forge is burning and every pair of hands is needed.", "rowan", "aldous",
+     "Aldous tells the jailer the forge is burning and every pair of hands is needed."),
+    ("You say you are sorry for the cell.", "rowan", "ilse", "Ilse says Ilse is sorry for the cell."),
+    ("You tell Captain Ilse that Nim stole your purse.", "ilse", "rowan",
+     "Rowan tells me that Nim stole Rowan's purse."),
+    ("At the gate, he is Lord Derrow, envoy of Ostmark.", "derrow", "ada",
+     "At the gate, he is me, envoy of Ostmark."),
+    ("At eight bells Mistress Vane turns to the sun.", "vane", "ada", "At eight bells I turn to the sun."),
+    ("Jody slips and Corliss hooks him under the arms and hauls him out.", "jody", "jody",
+     "I slip and Corliss hooks me under the arms and hauls me out."),
+    ("Eli says you will have to wait.", "eli", "mara", "I say Mara will have to wait."),
+])
+def test_objects_subjects_and_the_verbs_of_others(told: str, perceiver: str, actor: str, retold: str) -> None:
+    assert retell(told, perceiver=perceiver, actor=actor) == retold

@@ -17,7 +17,10 @@ from curator.turn.perspective import QUOTED, objects_as
 from curator.turn.titles import drop_article as _drop_article
 from curator.turn.titles import drop_title as _drop_title
 from curator.turn.titles import last_word as _last_word
+from curator.turn.verbs import AUXILIARIES as _AUXILIARIES
 from curator.turn.verbs import NOT_VERBS as _NOT_VERBS
+from curator.turn.verbs import NUMBERS as _NUMBERS
+from curator.turn.verbs import PLACE_WORDS as _PLACE_WORDS
 from curator.turn.verbs import first_person as _first_person
 from curator.turn.verbs import third_person as _third_person
 from curator.turn.verbs import unthird as _unthird
@@ -95,14 +98,19 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
                                            or _ends_clause(parts, i)) and (
             prev_word in _OBJECT_AFTER
             or (_verb_like(prev_word) and len(prev_word) > 3)
-            or following in _NOT_VERBS or following == "" or _ends_clause(parts, i))
+            or following in _NOT_VERBS or following in _NUMBERS or following in _PLACE_WORDS
+            or following == "" or _ends_clause(parts, i)) and following not in _AUXILIARIES
         subject_slot = prev_word == "" or not object_slot or _aside_then_verb(parts, i, prev_word)
         if lower in (own_name, own_name + "'s") and _drop_title(out, _CLAUSE_OPENERS):
             # "Lt. Decker has the deck" → "I have the deck", "walking with Lord Derrow" → "with
             # me": the perceiver named with its title is "I" all the same (subject or object as
             # read with the title before it, a subject where the title opened a clause).
+            # read again with the word before the title: "you tell Captain Ilse that" → "me",
+            # "He is Lord Derrow" → "me", but "At eight bells Mistress Vane turns" → "I"
             prev_word = _last_word(out)
-            subject_slot = subject_slot or prev_word == "" or prev_word in _CLAUSE_OPENERS
+            subject_slot = (prev_word == "" or prev_word in _CLAUSE_OPENERS or _verb_next(parts, i)
+                            or not (prev_word in _OBJECT_AFTER or prev_word in _TAKES_OBJECT
+                                    or (_verb_like(prev_word) and len(prev_word) > 3)))
         elif (prev_word in _ARTICLES or prev_word in _EPITHETS) and lower in (own_name, own_name + "'s"):
             # "the smith accepts" → "I accept", "young Jody lets out" → "I let out": the
             # perceiver named by its role, article (or epithet) and all.
@@ -171,6 +179,23 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
             out.append(part)
         prev_word = lower
     return "".join(out)
+
+
+# Before a name, these make it an object: "He is Lord Derrow", "raised him Sir Pip".
+_TAKES_OBJECT = frozenset({"is", "was", "him", "her", "them"})
+
+
+def _verb_next(parts: list[str], i: int) -> bool:
+    """True when a verb follows the word at i ("Vane turns", "Vane has", "Vane will")."""
+    after = _next_word(parts, i)
+    if after is None or (i + 1 < len(parts) and "," in parts[i + 1]):
+        return False
+    word = after[1].lower()
+    return word in _AUXILIARIES or word in _BE_1P or word in _IRREGULAR_SUBJECT or (
+        word not in _NOT_VERBS and word.endswith(("s", "ed")) and not word.endswith(("ss", "us", "'s")))
+
+
+_IRREGULAR_SUBJECT = frozenset({"is", "was", "has", "does"})
 
 
 def _verb_like(word: str) -> bool:
@@ -276,7 +301,8 @@ def _own_possessives(parts: list[str], j: int) -> None:
             return
         if lower in ("his", "her", "its"):
             owned = _next_word(parts, k)
-            if lower == "her" and (owned is None or owned[1].lower() in _PARTICLES):
+            # an object "her": "hooks her under the arms", "pours her a cider"
+            if lower == "her" and (owned is None or owned[1].lower() in _PARTICLES | _NUMBERS):
                 return
             theirs = _others_possessives(parts, j) if theirs is None else theirs
             if lower in theirs:
@@ -325,7 +351,8 @@ def _agree_coordinated(parts: list[str], j: int, change: Callable[[str], str]) -
             joined = joined or "," in part
             continue
         lower = part.lower()
-        if lower in _NEW_SUBJECT and joined:
+        # a new subject: "I slip and Corliss hooks me … and hauls me out" (his verbs, not mine)
+        if joined and (lower in _NEW_SUBJECT or (part[:1].isupper() and lower != "i")):
             return
         if lower in ("and", "then", "or"):
             joined = True

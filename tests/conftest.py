@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +208,22 @@ class Gathering:
         finally:
             with self._changed:
                 self.now -= 1
+
+
+@contextmanager
+def mcp_over_http(world: Path, log: Path, env: dict[str, str] | None = None
+                  ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`curator mcp --db WORLD --transport http` on a free loopback port, its output in `log`:
+    yields the process (to poll until it listens) and its URL, and stops it afterwards."""
+    with socket.socket() as probe:  # a free port on loopback
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with log.open("w", encoding="utf-8") as out:
+        server = subprocess.Popen([sys.executable, "-m", "curator", "mcp", "--db", str(world),
+                                   "--transport", "http", "--port", str(port)],
+                                  stdout=out, stderr=out, env=env)
+        try:
+            yield server, f"http://127.0.0.1:{port}/mcp"
+        finally:
+            server.terminate()
+            server.wait(timeout=30)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -20,6 +19,7 @@ from typing import Any
 
 import anyio
 import pytest
+from conftest import mcp_over_http
 
 # No skip when the SDK is missing: the test extra brings it, and CI must fail loudly without it.
 from mcp import Client, MCPError, StdioServerParameters
@@ -282,28 +282,18 @@ def test_a_locked_world_is_an_mcp_error_naming_exit_status_3(world: Path) -> Non
 
 
 def test_http_transport_serves_the_same_tools(world: Path, tmp_path: Path) -> None:
-    with socket.socket() as probe:  # a free port on loopback
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    log = (tmp_path / "server.log").open("w", encoding="utf-8")
-    server = subprocess.Popen([sys.executable, "-m", "curator", "mcp", "--db", str(world), "--transport",
-                               "http", "--port", str(port)], stdout=log, stderr=log)
     names: list[str] = []
+    with mcp_over_http(world, tmp_path / "server.log") as (server, url):
 
-    async def session() -> None:
-        with anyio.fail_after(DEADLINE):
-            while server.poll() is None:  # until it listens (or dies: then the deadline is not waited)
-                try:
-                    async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-                        names.extend(t.name for t in (await client.list_tools()).tools)
-                        return
-                except Exception:  # not listening yet
-                    await anyio.sleep(0.2)
+        async def session() -> None:
+            with anyio.fail_after(DEADLINE):
+                while server.poll() is None:  # until it listens (or dies: then the deadline is not waited)
+                    try:
+                        async with Client(url) as client:
+                            names.extend(t.name for t in (await client.list_tools()).tools)
+                            return
+                    except Exception:  # not listening yet
+                        await anyio.sleep(0.2)
 
-    try:
         anyio.run(session)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
     assert set(names) == TOOLS, (tmp_path / "server.log").read_text(encoding="utf-8")

@@ -4,8 +4,6 @@ a server listening beyond loopback must have one (curator/mcp_server/bearer.py).
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ import anyio
 import httpx
 import pytest
 from click.testing import CliRunner
+from conftest import mcp_over_http
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -37,52 +36,39 @@ def world(tmp_path: Path) -> Path:
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_http_with_a_token_answers_only_clients_that_send_it(world: Path, tmp_path: Path) -> None:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/mcp"
-    log = (tmp_path / "server.log").open("w", encoding="utf-8")
-    env = {**os.environ, "CURATOR_MCP_TOKEN": TOKEN}
-    server = subprocess.Popen([sys.executable, "-m", "curator", "mcp", "--db", str(world),
-                               "--transport", "http", "--port", str(port)], stdout=log, stderr=log, env=env)
     statuses: dict[str, int] = {}
     tools: list[str] = []
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                              "clientInfo": {"name": "test", "version": "0"}}}
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    env = {**os.environ, "CURATOR_MCP_TOKEN": TOKEN}
+    with mcp_over_http(world, tmp_path / "server.log", env) as (server, url):
 
-    async def session() -> None:
-        with anyio.fail_after(DEADLINE):
-            async with httpx.AsyncClient(timeout=10) as raw:
-                while server.poll() is None:  # until it listens (or dies)
-                    try:
-                        statuses["none"] = (await raw.post(url, json=initialize, headers=headers)).status_code
-                        break
-                    except httpx.TransportError:
-                        await anyio.sleep(0.2)
-                wrong = await raw.post(url, json=initialize,
-                                       headers={**headers, "authorization": "Bearer nope"})
-                statuses["wrong"] = wrong.status_code
-                statuses["challenge"] = int(wrong.headers.get("www-authenticate", "").startswith("Bearer"))
-            import httpx2  # the SDK's own HTTP client, which its transport takes
+        async def session() -> None:
+            with anyio.fail_after(DEADLINE):
+                async with httpx.AsyncClient(timeout=10) as raw:
+                    while server.poll() is None:  # until it listens (or dies)
+                        try:
+                            first = await raw.post(url, json=initialize, headers=headers)
+                            statuses["none"] = first.status_code
+                            break
+                        except httpx.TransportError:
+                            await anyio.sleep(0.2)
+                    wrong = await raw.post(url, json=initialize,
+                                           headers={**headers, "authorization": "Bearer nope"})
+                    statuses["wrong"] = wrong.status_code
+                    challenge = wrong.headers.get("www-authenticate", "")
+                    statuses["challenge"] = int(challenge.startswith("Bearer"))
+                import httpx2  # the SDK's own HTTP client, which its transport takes
 
-            async with httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}) as authed, \
-                    Client(streamable_http_client(url, http_client=authed)) as client:
-                tools.extend(t.name for t in (await client.list_tools()).tools)
-                await client.call_tool("observe_turn", {"turn": {**TURN, "id": "tok-2"}})
+                async with httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}) as authed, \
+                        Client(streamable_http_client(url, http_client=authed)) as client:
+                    tools.extend(t.name for t in (await client.list_tools()).tools)
+                    await client.call_tool("observe_turn", {"turn": {**TURN, "id": "tok-2"}})
 
-    try:
         anyio.run(session)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
     assert statuses == {"none": 401, "wrong": 401, "challenge": 1}, (tmp_path / "server.log").read_text()
     assert "observe_turn" in tools
     with Curator(world) as api:

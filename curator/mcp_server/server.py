@@ -175,10 +175,8 @@ def serve(curator: Curator, transport: Literal["stdio", "http"], *, host: str, p
     if transport == "stdio":
         server.run("stdio")
         return
-    if token is None:
-        server.run("streamable-http", host=host, port=port)
-        return
-    import uvicorn  # the SDK's own dependency, as server.run uses it
+    import uvicorn  # the SDK's own dependency: its server.run("streamable-http") runs the same
 
-    app = RequireBearer(server.streamable_http_app(host=host), token)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    app = server.streamable_http_app(host=host)
+    uvicorn.run(app if token is None else RequireBearer(app, token), host=host, port=port,
+                log_level="warning")

@@ -103,10 +103,10 @@ def _retell_words(text: str, perceiver: str, actor: str) -> str:
         subject_slot = prev_word == "" or not object_slot or _aside_then_verb(parts, i, prev_word)
         if lower in (own_name, own_name + "'s") and _drop_title(out, _CLAUSE_OPENERS):
             # "Lt. Decker has the deck" → "I have the deck", "walking with Lord Derrow" → "with
-            # me": the perceiver named with its title is "I" all the same (subject or object as
-            # read with the title before it, a subject where the title opened a clause).
-            # read again with the word before the title: "you tell Captain Ilse that" → "me",
-            # "He is Lord Derrow" → "me", but "At eight bells Mistress Vane turns" → "I"
+            # me": the perceiver named with its title is "I" all the same, subject or object as
+            # read again with the word before the title ("you tell Captain Ilse that" → "me",
+            # "He is Lord Derrow" → "me") and the verb after it ("At eight bells Mistress Vane
+            # turns" → "I turn").
             prev_word = _last_word(out)
             subject_slot = (prev_word == "" or prev_word in _CLAUSE_OPENERS or _verb_next(parts, i)
                             or not (prev_word in _OBJECT_AFTER or prev_word in _TAKES_OBJECT
@@ -191,11 +191,8 @@ def _verb_next(parts: list[str], i: int) -> bool:
     if after is None or (i + 1 < len(parts) and "," in parts[i + 1]):
         return False
     word = after[1].lower()
-    return word in _AUXILIARIES or word in _BE_1P or word in _IRREGULAR_SUBJECT or (
+    return word in _AUXILIARIES or word in _BARE_VERBS or (
         word not in _NOT_VERBS and word.endswith(("s", "ed")) and not word.endswith(("ss", "us", "'s")))
-
-
-_IRREGULAR_SUBJECT = frozenset({"is", "was", "has", "does"})
 
 
 def _verb_like(word: str) -> bool:

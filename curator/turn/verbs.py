@@ -12,16 +12,15 @@ NOT_VERBS = frozenset({"and", "but", "as", "when", "while", "so", "then", "the",
                        # determiners and pronouns that open a noun phrase ("and every pair of hands")
                        "every", "each", "any", "some", "no", "nobody", "nothing", "everyone",
                        "everybody", "someone", "somebody", "anyone", "everything", "something"})
-# Number words: "charge you two silver", an object before them.
+# Number words and the indefinite article: "charge you two silver", "pour her a cider", an
+# object before them.
 NUMBERS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                      "eleven", "twelve", "twenty", "fifty", "hundred", "thousand", "half", "a", "an"})
-# Words only a subject goes before: "say you are sorry" (you: the one sorry).
-AUXILIARIES = frozenset({"are", "were", "am", "have", "had", "will", "would", "can", "could", "should",
-                         "shall", "must", "might", "may", "do", "did", "don't", "didn't", "won't",
-                         "can't", "cannot", "aren't", "weren't", "haven't", "hadn't", "wouldn't",
-                         "couldn't", "shouldn't"})
 _MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "must", "might", "may",
                      "did", "had", "was", "were", "cannot", "can't", "won't", "didn't", "don't"})
+# Words only a subject goes before: "say you are sorry" (you: the one sorry).
+AUXILIARIES = (_MODALS - {"was"}) | {"are", "am", "have", "do", "aren't", "weren't", "haven't", "hadn't",
+                                     "wouldn't", "couldn't", "shouldn't"}
 _IRREGULAR_3P = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was",
                  "don't": "doesn't", "aren't": "isn't", "haven't": "hasn't"}
 # Past forms that take no -s for the third person ("you flew" → "Seven flew", not "flews").
